@@ -1,0 +1,1 @@
+"""eval: see README.md."""

@@ -1,0 +1,16 @@
+"""nanoagent: the library the pipeline's stages share (record format, renderer, parser, model loading, agent).
+
+Importing this package first makes MLX use OpenBLAS on Linux (see nanoagent/blas.py), so every entry point and test
+starts with `import nanoagent` before anything imports mlx.
+"""
+
+import os
+
+from nanoagent.blas import use_openblas
+
+# transformers warns at import that PyTorch is missing; we never use torch models, so keep its log to errors.
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+use_openblas()
+
+__version__ = "0.1.0"

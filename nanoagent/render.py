@@ -1,0 +1,177 @@
+"""Render a conversation record to ChatML text, token ids and a loss mask; the same convention as a Jinja template.
+
+The text of a record (tools listed in the system turn, each call inside <tool_call> tags, each tool result inside
+<tool_response> tags in a `tool` turn):
+
+    <|im_start|>system
+    {system text}\n\n{TOOLS_PREAMBLE}<tools>\n{one JSON spec per line}\n</tools>\n\n{TOOLS_FORMAT}<|im_end|>
+    <|im_start|>user
+    {text}<|im_end|>
+    <|im_start|>assistant
+    {text}\n<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call><|im_end|>
+    <|im_start|>tool
+    <tool_response>\n{result}\n</tool_response><|im_end|>
+
+`render(record, tokenizer)` tokenizes that text once and marks as supervised exactly the tokens an assistant wrote:
+its text, its calls and its closing <|im_end|>; never system, user or tool turns, never the `<|im_start|>assistant`
+header. `CHAT_TEMPLATE` says the same thing in Jinja for `tokenizer.apply_chat_template`, the GGUF metadata and
+llama.cpp; tests/test_render.py proves the two give identical tokens.
+
+Usage:
+    ids, mask = render(Record.from_dict(row), tokenizer)
+    prompt_ids = render_prompt(messages, tools, tokenizer)     # ends with "<|im_start|>assistant\\n"
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from nanoagent.record import Record
+from nanoagent.toolcall import format_tool_call
+
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+GENERATION_PROMPT = f"{IM_START}assistant\n"
+
+TOOLS_PREAMBLE = (
+    "# Tools\n\n"
+    "You can call functions to help with the user's request. Their signatures are listed in "
+    "<tools></tools> tags, one JSON object per line:\n"
+)
+TOOLS_FORMAT = (
+    "To call a function, write its name and arguments as one JSON object inside <tool_call></tool_call> tags:\n"
+    '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>\n'
+    "If no function fits the request, answer in plain text without a call."
+)
+
+
+def _tool_json(tool: dict) -> str:
+    return json.dumps(tool.get("function", tool), ensure_ascii=False)
+
+
+def system_text(system: str, tools: Sequence[dict]) -> str:
+    if not tools:
+        return system
+    lines = "\n".join(_tool_json(t) for t in tools)
+    head = f"{system}\n\n" if system else ""
+    return f"{head}{TOOLS_PREAMBLE}<tools>\n{lines}\n</tools>\n\n{TOOLS_FORMAT}"
+
+
+def assistant_text(message: dict) -> str:
+    """The supervised body of an assistant turn (without the header and the closing <|im_end|>)."""
+    text = message.get("content") or ""
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function", call)
+        args = fn.get("arguments", {})
+        if isinstance(args, str):
+            args = json.loads(args)
+        text += ("\n" if text else "") + format_tool_call(fn["name"], args)
+    return text
+
+
+def segments(messages: Sequence[dict], tools: Sequence[dict] = (), add_generation_prompt: bool = False):
+    """The conversation as `(text, supervised)` pieces; their concatenation is the ChatML text."""
+    out: list[tuple[str, bool]] = []
+    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else None
+    if system is not None or tools:
+        out.append((f"{IM_START}system\n{system_text(system or '', tools)}{IM_END}\n", False))
+    for msg in messages:
+        role = msg["role"]
+        if role == "system":
+            continue
+        if role == "assistant":
+            out.append((GENERATION_PROMPT, False))
+            out.append((assistant_text(msg) + IM_END, True))
+            out.append(("\n", False))
+        elif role == "tool":
+            out.append((f"{IM_START}tool\n<tool_response>\n{msg['content']}\n</tool_response>{IM_END}\n", False))
+        else:
+            out.append((f"{IM_START}{role}\n{msg['content']}{IM_END}\n", False))
+    if add_generation_prompt:
+        out.append((GENERATION_PROMPT, False))
+    return out
+
+
+def render_text(messages: Sequence[dict], tools: Sequence[dict] = (), add_generation_prompt: bool = False) -> str:
+    return "".join(text for text, _ in segments(messages, tools, add_generation_prompt))
+
+
+def backend_tokenizer(tokenizer):
+    """The `tokenizers.Tokenizer` behind an HF fast tokenizer, an mlx-lm TokenizerWrapper, or itself."""
+    for attr in ("backend_tokenizer", "_tokenizer"):
+        inner = getattr(tokenizer, attr, None)
+        if inner is not None and inner is not tokenizer:
+            return backend_tokenizer(inner)
+    if hasattr(tokenizer, "encode_batch") and hasattr(tokenizer, "get_vocab_size"):
+        return tokenizer
+    raise TypeError(f"cannot find a `tokenizers` fast tokenizer inside {type(tokenizer).__name__}")
+
+
+def render(record: Record | dict, tokenizer) -> tuple[list[int], list[int]]:
+    """Token ids of the whole conversation and a 0/1 mask that is 1 on assistant-written tokens."""
+    if not isinstance(record, Record):
+        record = Record.from_dict(record)
+    pieces = segments(record.messages, record.tools)
+    text, spans, pos = "", [], 0
+    for piece, supervised in pieces:
+        if supervised:
+            spans.append((pos, pos + len(piece)))
+        text += piece
+        pos += len(piece)
+    enc = backend_tokenizer(tokenizer).encode(text, add_special_tokens=False)
+    mask, k = [], 0
+    for start, _ in enc.offsets:
+        while k < len(spans) and spans[k][1] <= start:
+            k += 1
+        mask.append(int(k < len(spans) and spans[k][0] <= start < spans[k][1]))
+    return list(enc.ids), mask
+
+
+def render_prompt(messages: Sequence[dict], tools: Sequence[dict], tokenizer) -> list[int]:
+    """Token ids of a conversation followed by the assistant header, ready for generation."""
+    text = render_text(messages, tools, add_generation_prompt=True)
+    return list(backend_tokenizer(tokenizer).encode(text, add_special_tokens=False).ids)
+
+
+def _jinja_literal(s: str) -> str:
+    return json.dumps(s)  # a JSON string is a valid Jinja string literal with the same escapes
+
+
+# Every piece of output goes through {{ }} and every tag trims whitespace on both sides, so the result does not
+# depend on trim_blocks / lstrip_blocks (transformers sets them, other Jinja engines may not).
+CHAT_TEMPLATE = (
+    "{%- set sys = messages[0]['content'] if messages and messages[0]['role'] == 'system' else '' -%}"
+    "{%- if tools -%}"
+    "{{- '<|im_start|>system\\n' -}}"
+    "{%- if sys -%}{{- sys + '\\n\\n' -}}{%- endif -%}"
+    "{{- " + _jinja_literal(TOOLS_PREAMBLE + "<tools>") + " -}}"
+    "{%- for tool in tools -%}"
+    "{%- if tool['function'] is defined -%}{%- set tool = tool['function'] -%}{%- endif -%}"
+    "{{- '\\n' + (tool | tojson) -}}"
+    "{%- endfor -%}"
+    "{{- " + _jinja_literal("\n</tools>\n\n" + TOOLS_FORMAT + IM_END + "\n") + " -}}"
+    "{%- elif messages and messages[0]['role'] == 'system' -%}"
+    "{{- '<|im_start|>system\\n' + sys + '<|im_end|>\\n' -}}"
+    "{%- endif -%}"
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'assistant' -%}"
+    "{{- '<|im_start|>assistant\\n' -}}"
+    "{%- set content = message['content'] if message['content'] else '' -%}"
+    "{{- content -}}"
+    "{%- if message['tool_calls'] is defined and message['tool_calls'] -%}"
+    "{%- for call in message['tool_calls'] -%}"
+    "{%- if call['function'] is defined -%}{%- set call = call['function'] -%}{%- endif -%}"
+    "{%- if content or not loop.first -%}{{- '\\n' -}}{%- endif -%}"
+    "{%- set args = call['arguments'] if call['arguments'] is string else (call['arguments'] | tojson) -%}"
+    "{{- '<tool_call>\\n{\"name\": ' + (call['name'] | tojson) + ', \"arguments\": ' + args + '}\\n</tool_call>' -}}"
+    "{%- endfor -%}"
+    "{%- endif -%}"
+    "{{- '<|im_end|>\\n' -}}"
+    "{%- elif message['role'] == 'tool' -%}"
+    "{{- '<|im_start|>tool\\n<tool_response>\\n' + message['content'] + '\\n</tool_response><|im_end|>\\n' -}}"
+    "{%- elif message['role'] != 'system' -%}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' -}}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Set up nanoagent on a fresh machine: system packages (Linux), a virtual environment in .venv, the project.
+#
+#   bash scripts/setup.sh          # runtime dependencies
+#   bash scripts/setup.sh --dev    # plus test tools
+#
+# Linux: installs OpenBLAS (MLX's matmuls are ~40x slower without it) and bubblewrap (the agent's sandbox) with
+# apt-get when they are missing (as root, or through sudo). macOS needs neither. llama-cpp-python has no Linux
+# wheels and compiles llama.cpp on first install (about 6 minutes on 2 cores; pip caches the result).
+# Re-running is cheap: nothing is reinstalled that is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extra=""
+[ "${1:-}" = "--dev" ] && extra="[dev]"
+PYTHON="${PYTHON:-python3}"
+
+"$PYTHON" - <<'PY' || { echo "nanoagent needs Python >= 3.10 (set PYTHON=/path/to/python3.x)"; exit 1; }
+import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)
+PY
+
+if [ "$(uname -s)" = "Linux" ]; then
+  need=()
+  ls /usr/lib/*-linux-gnu/openblas-pthread/libopenblas.so.0 >/dev/null 2>&1 || need+=(libopenblas0-pthread)
+  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+  if [ ${#need[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      sudo=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+      echo "setup: installing system packages: ${need[*]}"
+      $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null \
+        || echo "setup: could not install ${need[*]}; install them by hand (training is slow without OpenBLAS)"
+    else
+      echo "setup: please install OpenBLAS and bubblewrap with your package manager (${need[*]})"
+    fi
+  fi
+fi
+
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+stamp=".venv/.nanoagent-installed${extra}"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing Python packages into .venv (first time: llama-cpp-python compiles llama.cpp, ~6 min)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".${extra}"
+  touch "$stamp"
+fi
+echo "setup: ready (.venv)"
