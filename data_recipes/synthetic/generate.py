@@ -1,0 +1,65 @@
+"""`generate(n, seed, kinds)`: the synthetic source's one entry point, a deterministic stream of canonical records.
+
+Row i draws its kind and its content from its own `random.Random(f"{seed}:{i}")`, so the stream is the same for a
+seed on every run and machine (Python's string seeding is stable), a prefix of a longer run equals a shorter run,
+and rows can be made in any order or in parallel. Each record has meta {"source": "synthetic", "kind": ...,
+"id": "synthetic-<seed>-<i>"}.
+
+Usage:
+    from data_recipes.synthetic import generate
+    for rec in generate(1000, seed=0, kinds={"coding": 1, "single": 2}): ...
+
+Left out: any check against eval sets (decontamination is the build's job, on every source alike).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator
+
+from data_recipes.synthetic.coding import coding
+from data_recipes.synthetic.kinds import BUILDERS
+
+BUILDERS = {**BUILDERS, "coding": coding}
+DEFAULT_KINDS: dict[str, float] = {"single": 0.16, "parallel": 0.14, "multi_turn": 0.18, "no_tool": 0.12,
+                                   "distractor": 0.14, "normalize": 0.10, "coding": 0.16}
+
+
+def check_kinds(kinds: dict | list | None) -> dict[str, float]:
+    """Validate a kinds mix (kind -> weight, or a list of kinds at equal weight); ValueError names the bad entry."""
+    if kinds is None:
+        return dict(DEFAULT_KINDS)
+    if isinstance(kinds, (list, tuple)):  # a recipe may list kinds by name: equal weights among them
+        kinds = {k: 1.0 for k in kinds}
+    if not isinstance(kinds, dict) or not kinds:
+        raise ValueError(f"synthetic kinds must be a non-empty mapping of kind -> weight (or a list of kinds), "
+                         f"got {kinds!r}")
+    out = {}
+    for name, weight in kinds.items():
+        if name not in BUILDERS:
+            raise ValueError(f"unknown synthetic kind {name!r}; known kinds: {', '.join(sorted(BUILDERS))}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0 or weight != weight:
+            raise ValueError(f"synthetic kind {name!r} has weight {weight!r}; use a number >= 0")
+        out[name] = float(weight)
+    if sum(out.values()) <= 0:
+        raise ValueError(f"synthetic kinds weights sum to 0: {kinds!r}; give at least one kind a positive weight")
+    return out
+
+
+def example(i: int, seed: int, kinds: dict[str, float]) -> tuple[dict, dict]:
+    """Row i of the stream as (record, info); info names the tools the request needs (used by tests)."""
+    rng = random.Random(f"{seed}:{i}")
+    names = [k for k, w in kinds.items() if w > 0]
+    kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
+    record, info = BUILDERS[kind](rng)
+    record["meta"] = {"source": "synthetic", "kind": kind, "id": f"synthetic-{seed}-{i}"}
+    return record, {**info, "kind": kind}
+
+
+def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None) -> Iterator[dict]:
+    """Yield n canonical record dicts (valid under nanoagent.record.Record.from_dict), deterministic for a seed."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"generate needs a row count n >= 0, got {n!r}")
+    mix = check_kinds(kinds)
+    for i in range(n):
+        yield example(i, seed, mix)[0]

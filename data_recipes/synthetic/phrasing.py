@@ -1,0 +1,138 @@
+"""How synthetic users ask and how the assistant answers: request templates, politeness, typos, system prompts.
+
+`request(tool, args, rng)` writes a user request for one call from the tool's verb (many paraphrases per verb),
+the argument phrases (required first, optional ones shuffled, word order varied) and a politeness wrapper; a rare
+typo lands only in template words, never in a value. `system_prompt(rng)` draws a varied system message (or none).
+
+Run: imported by data_recipes.synthetic.kinds.
+Left out: languages other than English; the tokenizer and the model are English-first.
+"""
+
+from __future__ import annotations
+
+import random
+
+from data_recipes.synthetic import values as V
+
+ACTIONS = {
+    "get": ["get the {h}", "check the {h}", "look up the {h}", "tell me the {h}", "fetch the {h}",
+            "show me the {h}", "find out the {h}", "pull up the {h}", "what's the {h}"],
+    "search": ["find {hp}", "search for {hp}", "look for {hp}", "show me {hp}", "find me some {hp}",
+               "search {hp}", "I'm looking for {hp}", "any {hp}"],
+    "list": ["list the {hp}", "show all {hp}", "give me the {hp}", "list {hp}", "what are the {hp}",
+             "show me the {hp}"],
+    "update": ["update the {h}", "change the {h}", "edit the {h}", "modify the {h}"],
+    "calc": ["{w} the {h}", "{w} the {h}", "work out the {h}", "figure out the {h}", "what's the {h}"],
+}
+WORDS = {  # other ways to say a verb's word
+    "create": ["create", "set up", "make", "add"], "book": ["book", "reserve"], "delete": ["delete", "remove"],
+    "cancel": ["cancel", "call off"], "calculate": ["calculate", "compute"], "schedule": ["schedule", "set up"],
+    "send": ["send"], "place": ["place", "put in"], "log": ["log", "record"], "remove": ["remove", "take out"],
+}
+WRAPPERS = ["{x}", "{x}.", "Please {x}.", "Could you {x}?", "Can you {x}?", "I need you to {x}.", "Hey, {x}.",
+            "{X}, please.", "{X}, thanks!", "Quick one: {x}.", "I'd like you to {x}.", "Would you {x}?",
+            "{X} please", "hi! {x}", "Can you please {x}?", "{X} for me?", "Pls {x}", "{X} asap."]
+SYSTEM_PROMPTS = [
+    None, None, "You are a helpful assistant.", "You are a helpful assistant with access to tools.",
+    "You are a concise assistant. Call a tool when it helps; otherwise answer directly.",
+    "You are {name}, the assistant of {company}. Keep answers short.",
+    "You help users by calling the right function with the right arguments.",
+    "You are a friendly assistant. Use tools only when the request needs them.",
+    "Answer briefly. Use the available functions when they fit the request.",
+    "You are an AI assistant for {company} customers.",
+    "You are {name}. Be brief and accurate.",
+    "Use a function only if it matches the request; never invent tools or arguments.",
+    "You are a support bot for {company}. If a request is outside your tools, say so briefly.",
+    "Reply in one or two sentences.",
+]
+COMPANIES = ["Acme Corp", "Northwind", "Globex", "Initech", "Contoso", "Umbrella Travel", "Stark Finance"]
+NAMES = ["Ava", "Orion", "Sage", "Nova", "Echo", "Pip"]
+PREAMBLES = ["", "", "", "", "Sure. ", "On it. ", "Let me check. ", "One moment. "]
+
+
+def cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def typo(text: str, rng: random.Random) -> str:
+    """Swap two letters or drop one in one longer word of template text."""
+    words = text.split(" ")
+    idx = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
+    if not idx:
+        return text
+    i = rng.choice(idx)
+    w = words[i]
+    j = rng.randrange(1, len(w) - 2)
+    words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2:] if rng.random() < 0.6 else w[:j] + w[j + 1:]
+    return " ".join(words)
+
+
+def action(tool, rng: random.Random) -> str:
+    if tool.verb == "do":
+        return tool.word
+    if tool.domain == "units":
+        return rng.choice(["convert", "convert", "how much is", "what's"])
+    if tool.verb in ACTIONS:
+        word = rng.choice(WORDS.get(tool.word, [tool.word]))
+        return rng.choice(ACTIONS[tool.verb]).format(h=tool.h, hp=tool.hp, w=word)
+    word = rng.choice(WORDS.get(tool.word, [tool.word]))
+    article = "an" if tool.h[0] in "aeiou" else "a"
+    if tool.verb == "create":
+        return rng.choice([f"{word} {article} {tool.h}", f"{word} a new {tool.h}"])
+    return f"{word} the {tool.h}"  # delete / cancel / remove
+
+
+def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: bool) -> list[str]:
+    """One phrase per given argument: required ones in schema order, then the optional ones shuffled."""
+    req = [p for p in tool.required() if p.name in args]
+    opt = [p for p in tool.optional() if p.name in args]
+    rng.shuffle(opt)
+    order = req + opt
+    if len(order) > 1 and tool.domain != "units" and rng.random() < 0.25:
+        rng.shuffle(order)
+    return [p.phrase(rng, values[p.name], normalise) for p in order]
+
+
+def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool = False, p_typo: float = 0.04) -> str:
+    """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'."""
+    act = action(tool, rng)
+    if rng.random() < p_typo:
+        act = typo(act, rng)
+    slots = slot_phrases(tool, args, values, rng, normalise)
+    sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "
+    return (act + " " + sep.join(slots)).strip()
+
+
+def wrap(x: str, rng: random.Random) -> str:
+    """Put a clause in a politeness wrapper; the result starts with a capital letter."""
+    if x.startswith(("I'm", "what's", "what are", "any ", "how much")):
+        text = rng.choice(["{X}?", "{X}? Thanks.", "Hi, {x}?"]).format(x=x, X=cap(x))
+    else:
+        text = rng.choice(WRAPPERS).format(x=x, X=cap(x))
+    text = text.replace("..", ".").replace("?.", "?").replace("?,", "?")
+    if rng.random() < 0.08:
+        text = text.lower()
+    return cap(text) if rng.random() < 0.9 else text
+
+
+def request(tool, args: dict, values: dict, rng: random.Random, normalise: bool = False) -> str:
+    return wrap(clause(tool, args, values, rng, normalise), rng)
+
+
+def system_prompt(rng: random.Random, coding: bool = False) -> str | None:
+    s = rng.choice(SYSTEM_PROMPTS)
+    if s is None:
+        return None
+    s = s.format(name=rng.choice(NAMES), company=rng.choice(COMPANIES))
+    if rng.random() < 0.2:
+        s += f" Today is {V.date(rng).value}."
+    return s
+
+
+def join_and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def end(text: str) -> str:
+    """`text` with a full stop, unless it already ends with punctuation."""
+    return text if text.endswith((".", "?", "!")) else text + "."

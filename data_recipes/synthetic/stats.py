@@ -1,0 +1,60 @@
+"""Statistics of a batch of synthetic records: kinds mix, tool variety, calls, and tokens under a tokenizer.
+
+`summarize(records, tokenizer=None)` returns a JSON-able dict; with a tokenizer it renders every record with
+nanoagent.render and adds mean/median/max tokens per record and the supervised (assistant) share.
+
+Run: used by `python -m data_recipes.synthetic` and bench/data_synthetic_stats.py.
+Left out: anything about model quality (eval measures what training on these rows does).
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+
+from data_recipes.synthetic.catalogue import by_name
+
+
+def summarize(records: list[dict], tokenizer=None) -> dict:
+    kinds = collections.Counter(r["meta"]["kind"] for r in records)
+    offered, called, domains = set(), collections.Counter(), set()
+    calls_per_row, turns = [], []
+    names = by_name()
+    for r in records:
+        offered |= {t["function"]["name"] for t in r["tools"]}
+        n = 0
+        for m in r["messages"]:
+            for c in m.get("tool_calls") or []:
+                called[c["function"]["name"]] += 1
+                n += 1
+                if c["function"]["name"] in names:
+                    domains.add(names[c["function"]["name"]].domain)
+        calls_per_row.append(n)
+        turns.append(len(r["messages"]))
+    out = {
+        "rows": len(records),
+        "kinds": dict(sorted(kinds.items())),
+        "distinct_tools_offered": len(offered),
+        "distinct_tools_called": len(called),
+        "domains_called": len(domains),
+        "calls_per_row_mean": round(statistics.fmean(calls_per_row), 3) if records else 0,
+        "messages_per_row_mean": round(statistics.fmean(turns), 3) if records else 0,
+        "rows_without_call": sum(1 for n in calls_per_row if n == 0),
+    }
+    if tokenizer is not None and records:
+        from nanoagent.render import render
+
+        lengths, supervised = [], []
+        for r in records:
+            ids, mask = render(r, tokenizer)
+            lengths.append(len(ids))
+            supervised.append(sum(mask))
+        out["tokens"] = {
+            "mean": round(statistics.fmean(lengths), 1), "median": statistics.median(lengths),
+            "max": max(lengths), "total": sum(lengths),
+            "supervised_mean": round(statistics.fmean(supervised), 1),
+            "supervised_share": round(sum(supervised) / sum(lengths), 4),
+            "by_kind_mean": {k: round(statistics.fmean([n for n, r in zip(lengths, records)
+                                                        if r["meta"]["kind"] == k]), 1) for k in sorted(kinds)},
+        }
+    return out

@@ -1,0 +1,216 @@
+"""The `nanoagent` command. `nanoagent run` runs the coding agent on a copy of a folder.
+
+    nanoagent run --repo examples/sample_repo "The tests fail. Fix the bug in calc.py."
+    nanoagent run --repo PATH --model embedded|FILE.gguf|MLX_FOLDER|http://host:port/v1|scripted:REPLIES.json \\
+                  [--apply] [--config agent.yaml] [--max-turns N] [--wall-time S] [--out RUN_FOLDER] "task"
+
+It prints which sandbox protections are active, then each step as it happens (the tool call, a short view of the
+result, tokens and seconds), then the final diff and where the trajectory was saved. The original folder is never
+touched unless `--apply` writes the diff back. Settings: AgentConfig defaults < YAML (--config) < flags; the
+resolved settings are saved as config.yaml in the run folder next to trajectory.json. Exit code: 0 when the model
+answered, 1 for any other exit status (budgets, malformed calls, backend error), 2 for bad input.
+
+`--model scripted:FILE` reads a JSON list of reply strings and replays them (tests and demos without a model).
+Other model specs go to nanoagent.agent.backends.load_backend.
+
+Left out: an interactive chat mode, resuming a run, streaming tokens as they are generated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nanoagent  # noqa: F401  (OpenBLAS before any mlx import)
+
+PREVIEW_LINES = 8      # lines of a tool result shown per step
+PREVIEW_CHARS = 600
+
+
+_FLAG_TYPES = {"int": int, "float": float, "int | None": int, "str": str, "str | None": str}
+
+
+class UsageError(Exception):
+    """Bad input from the command line; the message says what to fix."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="nanoagent", description="A tiny tool-calling coding agent.")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run the agent on a copy of a folder")
+    r.add_argument("task", help="what the agent should do, in plain words")
+    r.add_argument("--repo", required=True, help="folder to work on (copied; git not needed)")
+    r.add_argument("--model", default="embedded",
+                   help="embedded (default), a .gguf file, an MLX model folder, an OpenAI-compatible URL, "
+                        "or scripted:REPLIES.json")
+    r.add_argument("--apply", action="store_true", help="write the final diff back into --repo")
+    r.add_argument("--config", help="YAML file with AgentConfig fields")
+    r.add_argument("--out", help="run folder for trajectory.json and config.yaml (default runs/agent/TIME-PID)")
+    r.add_argument("--quiet", action="store_true", help="print only the diff and the summary")
+    for f in dataclasses.fields(_config_class()):
+        if f.name in ("trajectory_path", "system_prompt"):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if f.type == "bool":
+            r.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                           help=f"default {f.default}")
+        else:
+            r.add_argument(flag, dest=f.name, type=_FLAG_TYPES[f.type], default=None, help=f"default {f.default}")
+    return p
+
+
+def _config_class():
+    from nanoagent.agent.loop import AgentConfig
+
+    return AgentConfig
+
+
+def resolve_config(args) -> "object":
+    """AgentConfig defaults < YAML file < flags that were given (None means not given)."""
+    import yaml
+
+    cls = _config_class()
+    values = {}
+    if args.config:
+        path = Path(args.config)
+        if not path.is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise UsageError(f"--config {args.config}: expected a mapping of AgentConfig fields")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise UsageError(f"--config {args.config}: unknown keys {unknown}; known: {sorted(known)}")
+        values.update(data)
+    for f in dataclasses.fields(cls):
+        given = getattr(args, f.name, None)
+        if given is not None:
+            values[f.name] = given
+    return cls(**values)
+
+
+def load_model(spec: str):
+    if spec.startswith("scripted:"):
+        from nanoagent.agent.backend import ScriptedBackend
+
+        path = Path(spec[len("scripted:"):])
+        try:
+            replies = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise UsageError(f"--model {spec}: cannot read a JSON list of replies from {path} ({e})") from None
+        if not isinstance(replies, list) or not all(isinstance(x, str) for x in replies):
+            raise UsageError(f"--model {spec}: {path} must hold a JSON list of strings")
+        return ScriptedBackend(replies)
+    try:
+        from nanoagent.agent.backends import load_backend
+    except ImportError as e:
+        raise UsageError(f"--model {spec}: the model backends are not available ({e}); "
+                         "use --model scripted:REPLIES.json") from None
+    try:
+        return load_backend(spec)
+    except (RuntimeError, OSError, ValueError) as e:  # BackendError is a RuntimeError
+        raise UsageError(f"--model {spec}: {e}") from None
+
+
+def _preview(text: str) -> str:
+    lines = text.splitlines()
+    short = "\n".join(lines[:PREVIEW_LINES])
+    if len(short) > PREVIEW_CHARS:
+        short = short[:PREVIEW_CHARS] + " ..."
+    if len(lines) > PREVIEW_LINES:
+        short += f"\n... ({len(lines) - PREVIEW_LINES} more lines)"
+    return "\n".join("    " + ln for ln in short.splitlines())
+
+
+def print_step(step, traj, out=None):
+    out = out or sys.stdout
+    head = (f"[step {step.index + 1}] tokens: prompt {step.prompt_tokens}, reply {step.completion_tokens}; "
+            f"model {step.timings.get('model_s', 0):.2f} s, tools {step.timings.get('tools_s', 0):.2f} s")
+    print(head, file=out)
+    if step.error:
+        print(f"  malformed tool call ({step.error['kind']}): {step.error['message']}", file=out)
+    elif not step.tool_calls:
+        print("  answer: " + (traj.messages[-1]["content"] or "(empty)")[:PREVIEW_CHARS], file=out)
+    for call, result in zip(step.tool_calls, step.results):
+        fn = call["function"]
+        args = fn["arguments"]
+        shown = args.get("cmd") if fn["name"] == "shell" else json.dumps(args, ensure_ascii=False)[:200]
+        print(f"  {fn['name']}: {shown}", file=out)
+        print(_preview(result["text"]), file=out)
+    out.flush()
+
+
+def cmd_run(args) -> int:
+    from nanoagent.agent.loop import ExitStatus, run_agent
+    from nanoagent.agent.sandbox import Workspace
+
+    import yaml
+
+    repo = Path(args.repo).expanduser()
+    if not repo.exists():
+        raise UsageError(f"--repo {args.repo}: no such folder")
+    if not repo.is_dir():
+        raise UsageError(f"--repo {args.repo}: not a folder (give the folder the agent should work in)")
+    if not args.task.strip():
+        raise UsageError("the task is empty: say what the agent should do")
+    config = resolve_config(args)
+    run_dir = Path(args.out or Path("runs") / "agent" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config.trajectory_path = str(run_dir / "trajectory.json")
+    (run_dir / "config.yaml").write_text(yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
+                                                         "repo": str(repo.resolve()), "apply": args.apply},
+                                                        sort_keys=False))
+    backend = load_model(args.model)
+    with Workspace(repo) as ws:
+        print(ws.describe_protections(), flush=True)
+        if ws.skipped:
+            print(f"not copied (not regular files): {len(ws.skipped)}: {', '.join(ws.skipped[:5])}", flush=True)
+        describe = getattr(backend, "describe", None)
+        meta = {"model": args.model, "backend": describe() if callable(describe) else type(backend).__name__,
+                "repo": str(repo.resolve())}
+        traj = run_agent(backend, ws, args.task, config, on_step=None if args.quiet else print_step, meta=meta)
+        print("\n=== diff ===")
+        print(traj.diff if traj.diff else "(no changes)")
+        if args.apply and traj.diff:
+            result = ws.apply_to(repo)
+            print(f"applied to {repo}: {len(result['applied'])} change(s)")
+            if result["conflicts"]:
+                print(f"NOT applied (changed in {repo} meanwhile): {', '.join(result['conflicts'])}")
+    s = traj.diff_stats
+    print(f"exit status: {traj.exit_status} ({traj.exit_message}); {len(traj.steps)} steps, "
+          f"{traj.tokens['completion']} tokens generated, {traj.seconds:.1f} s; "
+          f"{s.get('files', 0)} file(s) changed")
+    print(f"trajectory: {config.trajectory_path}")
+    return 0 if traj.exit_status == ExitStatus.ANSWERED.value else 1
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt  # the loop records "interrupted", saves, and the workspace is cleaned up
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+    except UsageError as e:
+        print(f"nanoagent: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""The synthetic source (data_recipes.synthetic): catalogue variety, valid records, schema-valid calls, rendering
+round trip, determinism, the no-tool guarantee and the coding conversations.
+
+Run: .venv/bin/python -m pytest tests/test_data_synthetic.py -q
+Left out: token statistics and speed (bench/data_synthetic_stats.py measures them by hand).
+"""
+
+import nanoagent  # noqa: F401  (before anything that may import mlx)
+
+import collections
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from data_recipes.synthetic import DEFAULT_KINDS, check_kinds, example, generate
+from data_recipes.synthetic.catalogue import by_name, catalogue
+from data_recipes.synthetic.chitchat import related_domains
+from data_recipes.synthetic.coding import BUGS, FILLERS
+from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
+from nanoagent.record import Record
+from nanoagent.render import assistant_text, render, render_text
+from nanoagent.toolcall import check_arguments, parse
+
+N = 700  # rows per mixed sample: every kind appears dozens of times
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [example(i, 0, DEFAULT_KINDS) for i in range(N)]
+
+
+def test_catalogue_has_hundreds_of_tools_across_many_domains():
+    tools = catalogue()
+    names = [t.name for t in tools]
+    assert len(set(names)) == len(names) >= 300
+    assert len({t.domain for t in tools}) >= 15
+    assert {t.verb for t in tools} >= {"get", "search", "list", "create", "update", "delete", "calc", "do"}
+    seen_types, has_default, has_enum, has_pattern = set(), False, False, False
+    for t in tools:
+        spec = t.spec()["function"]
+        jsonschema.Draft202012Validator.check_schema(spec["parameters"])
+        assert spec["description"] and spec["parameters"]["type"] == "object"
+        assert set(spec["parameters"]["required"]) <= set(spec["parameters"]["properties"])
+        for name, prop in spec["parameters"]["properties"].items():
+            seen_types.add(prop["type"])
+            assert prop.get("description"), f"{t.name}.{name} has no description"
+            has_default |= "default" in prop
+            has_enum |= "enum" in prop
+            has_pattern |= "pattern" in prop
+    assert seen_types == {"string", "integer", "number", "boolean", "array", "object"}
+    assert has_default and has_enum and has_pattern
+
+
+def test_every_record_is_canonical_and_every_call_fits_its_schema(rows):
+    kinds = collections.Counter()
+    for rec_dict, info in rows:
+        rec = Record.from_dict(rec_dict)  # raises RecordError on anything malformed
+        assert rec.to_dict() == rec_dict, "the generator must already write the canonical form"
+        assert set(rec.meta) == {"source", "kind", "id"} and rec.meta["source"] == "synthetic"
+        kinds[rec.meta["kind"]] += 1
+        specs = {t["function"]["name"]: t["function"]["parameters"] for t in rec.tools}
+        for msg in rec.messages:
+            for call in msg.get("tool_calls", []):
+                fn = call["function"]
+                assert check_arguments(fn["arguments"], specs[fn["name"]]) == [], (rec.meta, fn)
+        assert rec.messages[-1]["role"] == "assistant"
+        assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in ("single", "parallel", "distractor",
+                                                                                "normalize")
+        assert set(info["needs"]) <= set(specs)
+    assert set(kinds) == set(DEFAULT_KINDS), kinds
+
+
+def test_rendered_assistant_turns_parse_back_to_the_same_calls(rows, tiny_tok):
+    for rec_dict, _ in rows:
+        for msg in rec_dict["messages"]:
+            if msg["role"] != "assistant":
+                continue
+            reply = parse(assistant_text(msg), rec_dict["tools"])  # with tools: unknown-tool and schema checks on
+            assert reply.tool_calls == msg.get("tool_calls", [])
+            assert reply.content == msg["content"]
+    for rec_dict, _ in rows[:40]:  # the full ChatML text and the loss mask, on the tiny tokenizer
+        text = render_text(rec_dict["messages"], rec_dict["tools"])
+        assert text.count("<|im_start|>assistant\n") == sum(m["role"] == "assistant" for m in rec_dict["messages"])
+        ids, mask = render(rec_dict, tiny_tok)
+        assert len(ids) == len(mask) and 0 < sum(mask) < len(mask)
+
+
+def test_same_seed_same_bytes_and_prefix_stable():
+    a = [json.dumps(r, sort_keys=True) for r in generate(150, seed=7)]
+    b = [json.dumps(r, sort_keys=True) for r in generate(150, seed=7)]
+    assert a == b
+    assert [json.dumps(r, sort_keys=True) for r in generate(40, seed=7)] == a[:40]
+    c = [json.dumps(r, sort_keys=True) for r in generate(150, seed=8)]
+    assert sum(x != y for x, y in zip(a, c)) > 140
+
+
+def test_same_bytes_across_processes_with_different_hash_seeds():
+    """Regression guard: nothing may depend on set or hash order (the build runs the source in worker processes)."""
+    code = ("import nanoagent, json, hashlib; from data_recipes.synthetic import generate; "
+            "print(hashlib.sha256(''.join(json.dumps(r) for r in generate(120, 5)).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(digests) == 1
+
+
+def test_no_tool_rows_offer_no_fitting_tool(rows):
+    names = by_name()
+    count = 0
+    for rec_dict, info in rows:
+        if info["kind"] != "no_tool":
+            continue
+        count += 1
+        assert not any(m.get("tool_calls") for m in rec_dict["messages"])
+        assert rec_dict["tools"], "a no-tool row still offers tools (that don't fit)"
+        offered = {names[t["function"]["name"]].domain for t in rec_dict["tools"]}
+        assert not offered & set(info["avoid"]), (rec_dict["messages"][-2]["content"], offered)
+        if info["request_domain"]:
+            assert info["request_domain"] in info["avoid"]
+            assert related_domains(info["request_domain"]) <= set(info["avoid"])
+    assert count >= 40
+
+
+def test_kind_shapes(rows):
+    by_kind = collections.defaultdict(list)
+    for rec_dict, info in rows:
+        by_kind[info["kind"]].append(rec_dict)
+    for rec in by_kind["parallel"]:
+        first = next(m for m in rec["messages"] if m.get("tool_calls"))
+        assert 2 <= len(first["tool_calls"]) <= 3
+    for rec in by_kind["multi_turn"]:
+        roles = [m["role"] for m in rec["messages"]]
+        assert "tool" in roles and roles[-1] == "assistant" and not rec["messages"][-1].get("tool_calls")
+    names = by_name()
+    for rec in by_kind["distractor"]:
+        call = next(m for m in rec["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]["name"]
+        same = [t for t in rec["tools"] if names[t["function"]["name"]].domain == names[call].domain]
+        assert len(same) >= 3, "the right tool sits among at least two siblings of its domain"
+    loose = 0
+    for rec in by_kind["normalize"]:
+        user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
+        args = next(m for m in rec["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]["arguments"]
+        loose += any(isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) not in user
+                     for v in args.values())
+    assert loose >= 0.8 * len(by_kind["normalize"]), "normalize rows must state most values loosely"
+
+
+def _leaves(x):
+    if isinstance(x, dict):
+        return [v for item in x.values() for v in _leaves(item)]
+    if isinstance(x, list):
+        return [v for item in x for v in _leaves(item)]
+    return [x] if isinstance(x, (str, int, float)) else []
+
+
+def test_multi_turn_answers_use_the_tool_result(rows):
+    checked = 0
+    for rec_dict, info in rows:
+        msgs = rec_dict["messages"]
+        if info["kind"] != "multi_turn":
+            continue
+        i = next(k for k, m in enumerate(msgs) if m["role"] == "tool")
+        result = json.loads(msgs[i]["content"])
+        final = msgs[i + 1]["content"]
+        if "error" in result:
+            assert result["error"] in final
+            continue
+        if result.get("results") == []:
+            assert "no " in final.lower()
+            continue
+        flat = [v for v in _leaves(result) if not isinstance(v, bool)]
+        if flat:
+            checked += 1
+            assert any(str(v) in final for v in flat), (result, final)
+    assert checked >= 30
+
+
+def test_coding_conversations_patch_exactly_once_and_pass():
+    recs = [example(i, 3, {"coding": 1}) for i in range(120)]
+    fns = set()
+    for rec_dict, info in recs:
+        assert rec_dict["tools"] in (AGENT_TOOLS, AGENT_TOOLS[::-1]), "must offer the agent's own tool specs"
+        msgs = rec_dict["messages"]
+        cat = next(i for i, m in enumerate(msgs) if m.get("tool_calls") and
+                   m["tool_calls"][0]["function"]["arguments"].get("cmd", "").startswith("cat "))
+        code = msgs[cat + 1]["content"].rsplit("\n[exit code 0]", 1)[0] + "\n"
+        patch = next(m for m in msgs if m.get("tool_calls") and m["tool_calls"][0]["function"]["name"] == "apply_patch")
+        args = patch["tool_calls"][0]["function"]["arguments"]
+        assert code.count(args["search"]) == 1 and args["file"] == info["file"]
+        assert code.replace(args["search"], args["replace"]) == info["fixed"]
+        last_run = msgs[-2]["content"]
+        assert msgs[-1]["role"] == "assistant" and not msgs[-1].get("tool_calls")
+        assert " passed in " in last_run and last_run.endswith("[exit code 0]") and "failed" not in last_run
+        fns.add(args["search"])
+    assert len(fns) >= 8, "most bug templates show up in 120 rows"
+
+
+def test_every_bug_template_fails_before_and_passes_after_its_patch():
+    for names, template, search, replace, cases, _ in BUGS:
+        for fn in names:
+            code = "\n\n".join([f[0] for f in FILLERS] + [template.format(fn=fn)])
+            assert code.count(search) == 1, (fn, search)
+            broken, fixed = {}, {}
+            exec(code, broken)
+            exec(code.replace(search, replace), fixed)
+            outcomes = []
+            for args, expected in cases:
+                assert eval(f"{fn}({args})", fixed) == expected
+                try:
+                    outcomes.append(eval(f"{fn}({args})", broken) == expected)
+                except Exception:
+                    outcomes.append(False)
+            assert not all(outcomes), f"{fn}: the bug must show in its tests"
+
+
+def test_bad_kinds_and_counts_are_refused_with_clear_errors():
+    with pytest.raises(ValueError, match="unknown synthetic kind 'chitchat'"):
+        check_kinds({"chitchat": 1})
+    with pytest.raises(ValueError, match="weight 'a lot'"):
+        check_kinds({"single": "a lot"})
+    with pytest.raises(ValueError, match="sum to 0"):
+        check_kinds({"single": 0})
+    with pytest.raises(ValueError, match="row count"):
+        list(generate(-1))
+    only = [r["meta"]["kind"] for r in generate(30, seed=1, kinds={"no_tool": 1, "parallel": 1})]
+    assert set(only) == {"no_tool", "parallel"}
+    assert check_kinds(["coding", "single"]) == {"coding": 1.0, "single": 1.0}  # recipes list kinds by name
