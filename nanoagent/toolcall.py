@@ -21,6 +21,7 @@ Left out: repairing broken JSON. A 135M model must learn the format; eval counts
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 import jsonschema
@@ -83,18 +84,44 @@ def _make_validator_class():
 _Validator = _make_validator_class()
 
 
+@lru_cache(maxsize=4096)
+def _compiled(schema_json: str):
+    """A validator per distinct schema (compiling costs more than validating); None for a broken schema."""
+    try:
+        return _Validator(json.loads(schema_json))  # no metaschema check: it rejects the aliases above
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, ValueError):
+        return None
+
+
+def _validator_for(parameters: dict):
+    return _compiled(json.dumps(parameters, sort_keys=True))
+
+
 def check_arguments(arguments: dict, parameters: dict) -> list[str]:
     """Problems with `arguments` against a tool's JSON Schema `parameters`, as short sentences."""
+    validator = _validator_for(parameters)
+    if validator is None:  # a broken spec is not the model's fault
+        return ["the tool's own schema could not be checked"]
     try:
-        validator = _Validator(parameters)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType) as e:  # a broken spec is not the model's fault
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType) as e:
         return [f"the tool's own schema could not be checked ({type(e).__name__})"]
     problems = []
     for err in errors:
         where = "/".join(str(p) for p in err.absolute_path)
         problems.append(f"{where}: {err.message}" if where else err.message)
     return problems
+
+
+def arguments_fit(arguments: dict, parameters: dict) -> bool:
+    """True when `arguments` fit the schema: check_arguments' verdict, stopping at the first problem."""
+    validator = _validator_for(parameters)
+    if validator is None:
+        return False
+    try:
+        return next(validator.iter_errors(arguments), None) is None
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType):
+        return False
 
 
 def _tool_index(tools) -> dict[str, dict] | None:

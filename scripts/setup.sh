@@ -41,6 +41,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing Python packages into .venv (first time: llama-cpp-python compiles llama.cpp, ~6 min)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".${extra}"
+  # BFCL's data files; its package pins numpy 1.26 (gguf needs newer), so no dependencies: we only read its data.
+  .venv/bin/python -m pip install -q --no-deps "bfcl-eval==2026.3.23"
   touch "$stamp"
 fi
 echo "setup: ready (.venv)"

@@ -58,3 +58,11 @@ def test_nonstandard_schema_types_are_understood():
     schema = {"type": "dict", "properties": {"x": {"type": "float"}, "xs": {"type": "tuple"}, "y": {"type": "any"}}}
     assert check_arguments({"x": 1.5, "xs": [1], "y": None}, schema) == []
     assert check_arguments({"x": "no"}, schema)
+
+
+def test_arguments_fit_gives_check_arguments_verdict():
+    from nanoagent.toolcall import arguments_fit
+    schema = TOOLS[0]["function"]["parameters"]
+    for args in ({"city": "P"}, {}, {"city": "P", "days": "two"}, {"city": 3}, {"city": "P", "unit": "c"}):
+        assert arguments_fit(args, schema) == (not check_arguments(args, schema))
+    assert not arguments_fit({}, {"type": "no-such-type"})  # a broken schema never fits

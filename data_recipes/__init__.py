@@ -1,0 +1,1 @@
+"""data_recipes: see README.md."""

@@ -1,0 +1,172 @@
+"""Two dedup passes: exact on a normalised canonical form, then near-duplicates with datasketch MinHash LSH.
+
+- `exact_key(rec)`: a digest of the record with text case-folded and whitespace collapsed, tool calls and tools
+  as sorted JSON. Same key, same training example.
+- `dedup_text(rec)`: what near-dup detection looks at: user and assistant text, calls included, never the tool
+  schemas (long shared schemas would make unrelated rows look alike) nor the system prompt.
+- `fingerprint(text, cfg)`: word n-gram shingles hashed to 32 bits (`xxhash`, deterministic across processes)
+  and their MinHash signature; the work that runs in the build's worker processes.
+- `NearDedup`: streaming: each row queries the LSH index (band threshold `lsh_threshold`, low for recall), every
+  candidate is verified with the exact Jaccard of the shingle sets (`jaccard`), and the row is dropped if one
+  verified candidate was kept before it; otherwise it is inserted. First come, first kept: deterministic.
+
+Usage:
+    nd = NearDedup(DedupConfig())
+    keep = nd.add(key, *fingerprint(dedup_text(rec), cfg))   # False: near-duplicate of an earlier row
+
+Left out: cross-run dedup against an earlier build (rebuild with both sources instead).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import lru_cache
+
+import numpy as np
+import xxhash
+from datasketch import MinHash, MinHashLSH
+
+from data_recipes.recipe import DedupConfig
+
+_WORD = re.compile(r"\w+")
+_SPACE = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def exact_key(rec: dict) -> bytes:
+    """Digest of the messages (text normalised, calls as sorted JSON) and the offered tools' names and schemas."""
+    msgs = []
+    for m in rec["messages"]:
+        calls = [[c["function"]["name"], c["function"]["arguments"]] for c in m.get("tool_calls") or []]
+        msgs.append([m["role"], _norm(m.get("content") or ""), calls])
+    h = hashlib.blake2b(json.dumps(msgs, sort_keys=True, ensure_ascii=False, default=str).encode(), digest_size=16)
+    for t in sorted(rec["tools"], key=lambda t: t["function"]["name"]):
+        h.update(t["function"]["name"].encode())
+        h.update(_schema_digest(json.dumps(t["function"]["parameters"], ensure_ascii=False, default=str)))
+    return h.digest()
+
+
+@lru_cache(maxsize=65536)
+def _schema_digest(schema_json: str) -> bytes:
+    return hashlib.blake2b(schema_json.encode(), digest_size=8).digest()
+
+
+def dedup_text(rec: dict) -> str:
+    parts = []
+    for m in rec["messages"]:
+        if m["role"] == "user":
+            parts.append(m["content"])
+        elif m["role"] == "assistant":
+            parts.append(m.get("content") or "")
+            for c in m.get("tool_calls") or []:
+                parts.append(json.dumps(c["function"], sort_keys=True, ensure_ascii=False))
+    return "\n".join(p for p in parts if p)
+
+
+_WORD_HASH: dict[str, int] = {}  # per process; words repeat (Zipf), so each is hashed about once
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _word_hash(w: str) -> int:
+    h = _WORD_HASH.get(w)
+    if h is None:
+        if len(_WORD_HASH) > 500_000:
+            _WORD_HASH.clear()
+        h = _WORD_HASH[w] = xxhash.xxh64_intdigest(w.encode())
+    return h
+
+
+def shingles(text: str, n: int) -> np.ndarray:
+    """Sorted unique 32-bit hashes of the word n-grams of `text` (the whole text if it is shorter than n).
+
+    Each word is hashed once (xxhash, the same in every process); an n-gram's hash is a polynomial of its
+    words' hashes, computed for all n-grams at once in numpy (uint64 arithmetic wraps), top 32 bits kept.
+    """
+    words = _WORD.findall(text.casefold())
+    if not words:
+        return np.zeros(0, dtype=np.uint64)
+    hs = np.fromiter((_word_hash(w) for w in words), dtype=np.uint64, count=len(words))
+    m = max(1, len(words) - n + 1)
+    acc = hs[:m].copy()
+    with np.errstate(over="ignore"):
+        for k in range(1, min(n, len(words))):
+            acc = acc * _MULT + hs[k:k + m]
+    return np.unique(acc >> np.uint64(32))
+
+
+SCHEME = "affine32"  # datasketch >= 2's default permutation scheme, named because we rebuild sketches from values
+
+
+def _identity(x):
+    return x
+
+
+@lru_cache(maxsize=8)
+def _permutations(num_perm: int):
+    return MinHash(num_perm=num_perm, seed=1, scheme=SCHEME).permutations
+
+
+def minhash(num_perm: int, hashvalues=None) -> MinHash:
+    return MinHash(num_perm=num_perm, seed=1, hashfunc=_identity, hashvalues=hashvalues,
+                   permutations=_permutations(num_perm), scheme=SCHEME)
+
+
+@lru_cache(maxsize=8)
+def _signer(num_perm: int) -> MinHash:
+    return minhash(num_perm)  # one per process, cleared between rows (building one costs as much as signing)
+
+
+def signature(hashes: np.ndarray, num_perm: int) -> np.ndarray:
+    m = _signer(num_perm)
+    m.clear()
+    if hashes.size:
+        m.update_batch(hashes.tolist())  # already hashed: the identity hashfunc passes them through
+    return m.hashvalues.copy()
+
+
+class _Sig:
+    """What MinHashLSH reads from a sketch (values, length, scheme), without rebuilding a MinHash per row."""
+
+    __slots__ = ("hashvalues", "scheme")
+
+    def __init__(self, hashvalues: np.ndarray):
+        self.hashvalues, self.scheme = hashvalues, SCHEME
+
+    def __len__(self) -> int:
+        return len(self.hashvalues)
+
+
+def fingerprint(text: str, cfg: DedupConfig) -> tuple[np.ndarray, np.ndarray]:
+    sh = shingles(text, cfg.shingle)
+    return sh, signature(sh, cfg.num_perm)
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    if not a.size and not b.size:
+        return 1.0
+    inter = np.intersect1d(a, b, assume_unique=True).size
+    return inter / (a.size + b.size - inter)
+
+
+class NearDedup:
+    def __init__(self, cfg: DedupConfig):
+        self.cfg = cfg
+        self.lsh = MinHashLSH(threshold=cfg.lsh_threshold, num_perm=cfg.num_perm)
+        self.kept: dict = {}
+        self.candidates = 0  # LSH candidates checked (for the stats)
+
+    def add(self, key, shingle_hashes: np.ndarray, hashvalues: np.ndarray) -> bool:
+        """True if the row is kept (and indexed), False if it near-duplicates a row kept earlier."""
+        m = _Sig(hashvalues)
+        for other in self.lsh.query(m):
+            self.candidates += 1
+            if jaccard(shingle_hashes, self.kept[other]) >= self.cfg.jaccard:
+                return False
+        self.lsh.insert(key, m, check_duplication=False)
+        self.kept[key] = shingle_hashes
+        return True
