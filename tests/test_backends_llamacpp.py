@@ -1,0 +1,96 @@
+"""The llama-cpp-python backend on the embedded SmolLM2-135M Q4_1 GGUF (few tokens per test).
+
+Run: .venv/bin/python -m pytest tests/test_backends_llamacpp.py -q
+Only the real GGUF proves these points (our ids fed to llama.cpp, its logits turned into our log-probs), so these
+tests use it; each generates at most a few dozen tokens.
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import numpy as np
+import pytest
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+
+from nanoagent.agent.backend import Backend  # noqa: E402
+from nanoagent.agent.backends import BackendError, load_backend  # noqa: E402
+from nanoagent.agent.backends.llamacpp import LlamaCppBackend  # noqa: E402
+from nanoagent.render import render_prompt  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
+
+
+@pytest.fixture(scope="module")
+def gguf_backend():
+    backend = load_backend("embedded-gguf", n_ctx=2048, n_threads=1)  # 1 thread: robust on a shared CPU
+    yield backend
+    backend.close()
+
+
+def test_is_a_backend(gguf_backend):
+    assert isinstance(gguf_backend, Backend)
+
+
+def test_greedy_answer_with_our_prompt_ids(gguf_backend, embedded_tokenizer):
+    c = gguf_backend.complete(QUESTION, [], max_tokens=24, temperature=0.0, seed=0)
+    assert c.prompt_ids == render_prompt(QUESTION, [], embedded_tokenizer)
+    assert "Paris" in c.text
+    assert c.finish_reason == "stop" and c.completion_ids[-1] == embedded_tokenizer.convert_tokens_to_ids("<|im_end|>")
+    assert c.text == embedded_tokenizer.decode(c.completion_ids[:-1])
+    assert len(c.logprobs) == len(c.sampling_logprobs) == c.completion_tokens == len(c.completion_ids)
+    assert all(lp <= 0 for lp in c.logprobs) and c.sampling_logprobs == [0.0] * len(c.logprobs)
+
+
+def test_logprobs_are_llama_cpp_logits_for_the_same_ids(gguf_backend):
+    gguf_backend.llm.reset()  # same evaluation order as the reference below: whole prompt, then one id at a time
+    c = gguf_backend.complete(QUESTION, [], max_tokens=6, temperature=0.0, seed=0)
+    llm = gguf_backend.llm
+    llm.reset()
+    expected = []
+    for i, token in enumerate(c.completion_ids):
+        llm.eval(c.prompt_ids if i == 0 else [c.completion_ids[i - 1]])
+        logits = gguf_backend._logits()
+        expected.append(logits[token] - (logits.max() + np.log(np.exp(logits - logits.max()).sum())))
+        assert token == int(np.argmax(logits))
+    assert np.allclose(c.logprobs, expected, atol=1e-6)
+
+
+def test_next_turn_reuses_the_cache_and_matches_a_fresh_context(gguf_backend):
+    first = gguf_backend.complete(QUESTION, [], max_tokens=16, temperature=0.0, seed=0)
+    turn2 = QUESTION + [{"role": "assistant", "content": first.text},
+                        {"role": "user", "content": "And of Germany?"}]
+    again = gguf_backend.complete(turn2, [], max_tokens=16, temperature=0.0, seed=0)
+    gguf_backend.llm.reset()
+    fresh = gguf_backend.complete(turn2, [], max_tokens=16, temperature=0.0, seed=0)
+    assert again.completion_ids == fresh.completion_ids
+    # llama.cpp's quantized matmuls round differently for other batch splits: close, not bitwise equal
+    assert np.allclose(again.logprobs, fresh.logprobs, atol=2e-2)
+
+
+def test_sampling_with_seed(gguf_backend):
+    gguf_backend.top_p = 0.9
+    try:
+        a = gguf_backend.complete(QUESTION, [], max_tokens=10, temperature=1.0, seed=5)
+        b = gguf_backend.complete(QUESTION, [], max_tokens=10, temperature=1.0, seed=5)
+    finally:
+        gguf_backend.top_p = 1.0
+    assert a.completion_ids == b.completion_ids
+    assert all(s >= r - 1e-9 for s, r in zip(a.sampling_logprobs, a.logprobs))  # nucleus renormalises upward
+
+
+def test_max_tokens_gives_length(gguf_backend):
+    c = gguf_backend.complete([{"role": "user", "content": "Write a long poem about the sea."}], [], max_tokens=3,
+                              temperature=0.0, seed=0)
+    assert c.finish_reason == "length" and len(c.completion_ids) == 3
+
+
+def test_a_mismatched_tokenizer_is_refused(embedded_gguf, tiny_tok):
+    with pytest.raises(BackendError, match="does not match"):
+        LlamaCppBackend(embedded_gguf, tokenizer=tiny_tok, n_ctx=256)
+
+
+def test_missing_gguf_is_a_clear_error(tmp_path):
+    with pytest.raises(BackendError, match="does not exist"):
+        LlamaCppBackend(tmp_path / "nope.gguf")
