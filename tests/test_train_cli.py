@@ -1,0 +1,154 @@
+"""`python -m train.dft` end to end on a tiny model: run folder, loadable final model (fused and --no-fuse), bad
+input errors, default-data build, and a real SIGKILL followed by a resume.
+
+Run: .venv/bin/python -m pytest tests/test_train_cli.py -q
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import yaml
+
+from nanoagent.testing import save_tiny_model
+from train import dft
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "train_records"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return save_tiny_model(tmp_path_factory.mktemp("model") / "tiny")
+
+
+def args(tiny, run_dir, *extra):
+    return ["--model", str(tiny), "--data", str(FIXTURE), "--run-dir", str(run_dir), "--steps", "3",
+            "--batch-size", "2", "--val-every", "2", "--save-every", "2", "--validity-n", "2",
+            "--validity-max-tokens", "8", "--learning-rate", "5e-3", "--val-batches", "1", "--no-progress", *extra]
+
+
+@pytest.fixture(scope="module")
+def short_data(tmp_path_factory):
+    """Short records without tools: cheap steps for the tests that only need many steps."""
+    folder = tmp_path_factory.mktemp("short")
+    rows = [{"messages": [{"role": "user", "content": f"n{i}"}, {"role": "assistant", "content": f"r{i}"}]}
+            for i in range(12)]
+    for name in ("train.jsonl", "valid.jsonl"):
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def logits(model, ids):
+    return np.array(model(mx.array([ids])))
+
+
+def test_end_to_end_fused_and_adapters(tiny, tmp_path):
+    from mlx_lm import load as mlx_load
+
+    from nanoagent.models import load as na_load
+
+    assert dft.main(args(tiny, tmp_path / "fused")) == 0
+    run = tmp_path / "fused"
+    for name in ("config.yaml", "data_stats.json", "metrics.jsonl", "loss.png", "summary.json", "validity.json",
+                 "model/config.json", "model/tokenizer.json", "model/model.safetensors"):
+        assert (run / name).is_file(), name
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    assert cfg["steps"] == 3 and cfg["batch_size"] == 2 and cfg["model"] == str(tiny)
+    rows = [json.loads(ln) for ln in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if r["kind"] == "train"] == [1, 2, 3]
+    assert [r["step"] for r in rows if r["kind"] == "valid"] == [0, 2, 3]
+    assert all(r["tokens_per_s"] > 0 and "peak_mem_gb" in r and "lr" in r for r in rows if r["kind"] == "train")
+    validity = json.loads((run / "validity.json").read_text())
+    assert validity["before"]["n"] == 2 and validity["after"]["n"] == 2
+
+    fused, tok = mlx_load(str(run / "model"))
+    na_model, _ = na_load(str(run / "model"))
+    base, _ = mlx_load(str(tiny))
+    ids = tok.encode("<|im_start|>user\nhello<|im_end|>\n")
+    np.testing.assert_allclose(logits(fused, ids), logits(na_model, ids), rtol=1e-5, atol=1e-5)
+    assert not np.allclose(logits(fused, ids), logits(base, ids), atol=1e-4)  # training changed the model
+
+    # Same run with adapters kept: base weights + adapters/ load through mlx_lm and match the fused model.
+    assert dft.main(args(tiny, tmp_path / "adapters", "--no-fuse", "--validity-n", "0", "--no-plot")) == 0
+    kept = tmp_path / "adapters" / "model"
+    assert (kept / "adapters" / "adapters.safetensors").is_file()
+    with_adapters, _ = mlx_load(str(kept), adapter_path=str(kept / "adapters"))
+    np.testing.assert_allclose(logits(with_adapters, ids), logits(fused, ids), rtol=1e-4, atol=1e-4)
+    plain, _ = mlx_load(str(kept))
+    np.testing.assert_allclose(logits(plain, ids), logits(base, ids), rtol=1e-5, atol=1e-5)
+
+
+def test_bad_input_fails_fast_with_a_clear_message(tiny, tmp_path, capsys):
+    y = tmp_path / "c.yaml"
+    y.write_text("lerning_rate: 0.1\n")
+    assert dft.main(["--config", str(y)]) == 2
+    assert "did you mean 'learning_rate'" in capsys.readouterr().err
+    assert dft.main(args(tiny, tmp_path / "r", "--data", str(tmp_path / "nowhere"))) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "train.jsonl").write_text((FIXTURE / "train.jsonl").read_text() + '{"messages": []}\n')
+    assert dft.main(args(tiny, tmp_path / "r2", "--data", str(bad))) == 2
+    assert "train.jsonl:17" in capsys.readouterr().err
+    assert dft.main(args(tiny, tmp_path / "r3", "--max-length", "16")) == 2
+    assert "no usable records" in capsys.readouterr().err
+
+
+def test_default_data_is_built_when_missing(tmp_path, monkeypatch):
+    calls = []
+
+    def build(recipe=None):
+        calls.append(recipe)
+        out = tmp_path / "data" / "default"
+        out.mkdir(parents=True)
+        for name in ("train.jsonl", "valid.jsonl"):
+            (out / name).write_text((FIXTURE / name).read_text())
+        return out
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "data_recipes.build", types.SimpleNamespace(build=build))
+    train, valid = dft.resolve_data(dft.DFTConfig())
+    assert calls == [None] and train.is_file() and valid.is_file()
+    dft.resolve_data(dft.DFTConfig())
+    assert calls == [None]  # built once; present data is reused
+
+
+def saved_steps(run):
+    folder = run / "checkpoints"
+    return [int(p.name[5:]) for p in folder.iterdir() if p.name.startswith("step_")] if folder.is_dir() else []
+
+
+def test_sigkill_then_resume(tiny, tmp_path, short_data):
+    run = tmp_path / "killed"
+    steps = "30"
+    cmd = [sys.executable, "-m", "train.dft", *args(tiny, run, "--steps", steps, "--save-every", "1", "--data",
+                                                      str(short_data), "--val-every", "0", "--validity-n", "0")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline and not saved_steps(run):
+            time.sleep(0.1)
+        assert saved_steps(run), "no checkpoint appeared"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert max(saved_steps(run)) < 30
+    assert dft.main(args(tiny, run, "--steps", steps, "--save-every", "10", "--val-every", "0", "--data",
+                         str(short_data), "--validity-n", "0")) == 0
+    rows = [json.loads(ln) for ln in (run / "metrics.jsonl").read_text().splitlines()]
+    done_steps = [r["step"] for r in rows if r["kind"] == "train"]
+    assert done_steps == list(range(1, 31))  # each step once: lost work redone, nothing done twice in the record
+    assert any(r["kind"] == "resume" for r in rows)
+    assert json.loads((run / "summary.json").read_text())["steps"] == 30

@@ -1,0 +1,168 @@
+"""SFT and DFT losses and their gradients against a NumPy reference on a tiny random llama; masking; packing.
+
+Run: .venv/bin/python -m pytest tests/test_train_losses.py -q
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import pytest
+
+from nanoagent.record import Record
+from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
+from train.data import Batch, iterate_batches, make_batch, tokenize
+from train.losses import (cross_entropy, dft_loss, dft_weights, hidden_states, output_logits, sft_loss,
+                          weighted_mean)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return tiny_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model(tok):
+    return tiny_llama(tok_vocab_size(tok), seed=1)
+
+
+def make_ds(tok, n=6):
+    recs = [Record.from_dict({"messages": [
+        {"role": "user", "content": f"question {i} " * (1 + i % 3)},
+        {"role": "assistant", "content": f"answer {i}"},
+        {"role": "user", "content": "and then?"},
+        {"role": "assistant", "content": "done" * (1 + i % 2)}]}) for i in range(n)]
+    return tokenize(recs, tok, max_length=512)
+
+
+def np_reference(model, batch, dft: bool):
+    """Loss and d loss / d logits computed in float64 NumPy from the model's full logits."""
+    logits = np.array(model(mx.array(batch.inputs)), dtype=np.float64)
+    sel = batch.mask.reshape(-1) > 0
+    z = logits.reshape(-1, logits.shape[-1])[sel]
+    t = batch.targets.reshape(-1)[sel]
+    z = z - z.max(-1, keepdims=True)
+    p = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+    ce = -np.log(p[np.arange(len(t)), t])
+    w = np.exp(-ce) if dft else np.ones_like(ce)
+    n = len(t)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(len(t)), t] = 1
+    dz = w[:, None] * (p - onehot) / n  # the weight is a constant: no d w / d z term
+    return (w * ce).sum() / n, dz, z
+
+
+@pytest.mark.parametrize("name", ["sft", "dft"])
+def test_loss_value_matches_numpy(tok, model, name):
+    batch = next(iterate_batches(make_ds(tok), 3, seed=0))
+    loss_fn = {"sft": sft_loss, "dft": dft_loss}[name]
+    value, n = loss_fn(model, batch)
+    ref, _, _ = np_reference(model, batch, dft=name == "dft")
+    assert int(n) == batch.n_tokens > 0
+    np.testing.assert_allclose(float(value), ref, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dft", [False, True])
+def test_gradient_wrt_logits_matches_numpy(tok, model, dft):
+    batch = next(iterate_batches(make_ds(tok), 3, seed=0))
+    _, dz_ref, z = np_reference(model, batch, dft)
+    sel = batch.mask.reshape(-1) > 0
+    targets = mx.array(batch.targets.reshape(-1)[sel])
+    n = mx.array(float(sel.sum()))
+
+    def f(logits):
+        ce = cross_entropy(logits, targets)
+        w = dft_weights(ce) if dft else mx.ones_like(ce)
+        return weighted_mean(ce, w, n)
+
+    dz = mx.grad(f)(mx.array(z.astype(np.float32)))
+    np.testing.assert_allclose(np.array(dz), dz_ref, atol=2e-6, rtol=1e-3)
+
+
+def test_dft_parameter_gradient_holds_probability_constant(tok, model):
+    """The DFT gradient equals the gradient of a CE weighted by fixed NumPy probabilities, and differs from the
+    gradient one gets when the probability is not held constant (p * CE differentiated through p)."""
+    batch = next(iterate_batches(make_ds(tok), 3, seed=0))
+    _, dz_ref, _ = np_reference(model, batch, dft=True)
+    (_, _), g = nn.value_and_grad(model, dft_loss)(model, batch)
+    # chain rule by hand for the final norm weight: d loss / d h = dz @ E, h = norm(x) * w
+    inner = model.model
+    x = inner.embed_tokens(mx.array(batch.inputs))
+    for layer in inner.layers:
+        x = layer(x, "causal", None)
+    sel = batch.mask.reshape(-1) > 0
+    xs = np.array(x, dtype=np.float64).reshape(-1, x.shape[-1])[sel]
+    normed = xs / np.sqrt((xs ** 2).mean(-1, keepdims=True) + model.args.rms_norm_eps)
+    dh = dz_ref @ np.array(inner.embed_tokens.weight, dtype=np.float64)
+    ref_gnorm = (dh * normed).sum(0)
+    np.testing.assert_allclose(np.array(g["model"]["norm"]["weight"]), ref_gnorm, rtol=2e-3, atol=1e-6)
+
+    def through_p(m, b):  # the wrong DFT: probability not detached
+        flat = np.flatnonzero(b.mask.reshape(-1) > 0)
+        h = hidden_states(m, mx.array(b.inputs)).reshape(-1, m.args.hidden_size)[mx.array(flat)]
+        ce = cross_entropy(output_logits(m, h), mx.array(b.targets.reshape(-1)[flat]))
+        return (mx.exp(-ce) * ce).sum() / len(flat)
+
+    g_wrong = nn.value_and_grad(model, through_p)(model, batch)[1]
+    assert not np.allclose(np.array(g_wrong["model"]["norm"]["weight"]), ref_gnorm, rtol=1e-2)
+
+
+def test_unsupervised_targets_do_not_change_the_loss(tok, model):
+    batch = next(iterate_batches(make_ds(tok), 3, seed=0))
+    other = Batch(batch.inputs, batch.targets.copy(), batch.mask, None, batch.n_records, batch.lengths)
+    other.targets[batch.mask == 0] = 7  # scramble every target the loss mask excludes
+    for fn in (sft_loss, dft_loss):
+        assert float(fn(model, batch)[0]) == pytest.approx(float(fn(model, other)[0]), rel=1e-6)
+    other.targets[batch.mask == 1] = 7  # but supervised targets do count
+    assert float(sft_loss(model, batch)[0]) != pytest.approx(float(sft_loss(model, other)[0]), rel=1e-3)
+
+
+def test_every_assistant_turn_is_supervised(tok):
+    """mlx-lm's --mask-prompt supervises only the last assistant turn; ours supervises both turns here."""
+    ds = make_ds(tok, 1)
+    text_of = lambda m: tok.decode([int(t) for t, k in zip(ds.ids[0], m) if k])  # noqa: E731
+    supervised = text_of(ds.masks[0])
+    assert "answer 0" in supervised and "done" in supervised
+    assert "question" not in supervised and "and then" not in supervised
+
+
+@pytest.mark.parametrize("loss_fn", [sft_loss, dft_loss])
+def test_packed_batch_scores_like_padded(tok, model, loss_fn):
+    """Block-diagonal attention: records packed in one row get the same per-token losses as padded alone."""
+    ds = make_ds(tok, 4)
+    idx = [0, 1, 2, 3]
+    padded = make_batch(ds, idx, 4, pack=False, max_length=512)
+    packed = make_batch(ds, idx, 1, pack=True, max_length=512)
+    assert packed.inputs.shape[0] == 1 and packed.attn is not None
+    assert packed.n_tokens == padded.n_tokens
+    a, b = loss_fn(model, padded), loss_fn(model, packed)
+    np.testing.assert_allclose(float(a[0]), float(b[0]), rtol=1e-4)
+    # without the block-diagonal mask (plain causal over the packed row) the loss differs
+    leaky = Batch(packed.inputs, packed.targets, packed.mask, None, packed.n_records, packed.lengths)
+    assert abs(float(loss_fn(model, leaky)[0]) - float(a[0])) > 1e-4 * abs(float(a[0]))
+
+
+def test_gradient_checkpointing_gives_the_same_loss_and_gradient(tok):
+    """mlx-lm's grad_checkpoint patches the block class for the whole process: restored after the test."""
+    from train.config import DFTConfig
+    from train.tuning import prepare
+
+    ds = make_ds(tok, 4)
+    batches = [make_batch(ds, [0, 1], 2, pack=False, max_length=512), make_batch(ds, [0, 1, 2], 1, pack=True,
+                                                                                  max_length=512)]
+    results = []
+    for gc in (False, True):
+        m = tiny_llama(tok_vocab_size(tok), seed=2)
+        cls = type(m.layers[0])
+        original = cls.__call__
+        try:
+            prepare(m, DFTConfig(fine_tune="full", grad_checkpoint=gc))
+            assert (cls.__call__ is not original) == gc
+            results.append([(float(v), np.array(g["model"]["layers"][0]["mlp"]["up_proj"]["weight"]))
+                            for (v, _), g in (nn.value_and_grad(m, dft_loss)(m, b) for b in batches)])
+        finally:
+            cls.__call__ = original
+    for (v1, g1), (v2, g2) in zip(*results):
+        assert v1 == pytest.approx(v2, rel=1e-6)
+        np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-8)

@@ -1,0 +1,125 @@
+"""Checkpoints and resume: a run killed mid-way continues exactly like an uninterrupted one; grad accumulation
+equals one big batch; a checkpoint from another model is refused.
+
+Run: .venv/bin/python -m pytest tests/test_train_resume.py -q
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import mlx.core as mx
+import numpy as np
+import pytest
+from mlx.utils import tree_flatten
+
+from nanoagent.record import Record
+from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
+from train.checkpoint import CheckpointError, checkpoints
+from train.config import DFTConfig
+from train.data import tokenize
+from train.losses import dft_loss
+from train.trainer import Callback, build_optimizer, train
+from train.tuning import prepare
+
+
+class Killed(Exception):
+    pass
+
+
+class Recorder(Callback):
+    def __init__(self, kill_after=None):
+        self.losses, self.kill_after = {}, kill_after
+
+    def on_step(self, info):
+        self.losses[info["step"]] = info["loss"]
+        if self.kill_after and info["step"] == self.kill_after:
+            raise Killed  # as if the process died right after this step (before any later checkpoint)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return tiny_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def ds(tok):
+    recs = [Record.from_dict({"messages": [{"role": "user", "content": f"q{i} " * (1 + i % 4)},
+                                           {"role": "assistant", "content": f"reply {i}"}]}) for i in range(10)]
+    return tokenize(recs, tok, 256)
+
+
+def setup(tok, cfg, seed=0, init_seed=None, **model_kw):
+    model = tiny_llama(tok_vocab_size(tok), seed=seed, **model_kw)
+    mx.random.seed(cfg.seed if init_seed is None else init_seed)
+    prepare(model, cfg)
+    return model, build_optimizer(cfg)
+
+
+def weights(model):
+    return {k: np.array(v) for k, v in tree_flatten(model.trainable_parameters())}
+
+
+@pytest.mark.parametrize("method", [dict(fine_tune="full"), dict(fine_tune="lora", lora_rank=4, lora_dropout=0.1)])
+def test_killed_run_resumes_exactly(tmp_path, tok, ds, method):
+    cfg = DFTConfig(steps=6, batch_size=2, save_every=2, val_every=0, warmup_steps=2, learning_rate=1e-2,
+                    run_dir=str(tmp_path / "a"), **method)
+    model, opt = setup(tok, cfg)
+    whole = Recorder()
+    train(model, opt, ds, None, cfg, loss=dft_loss, callback=whole)
+    want = weights(model)
+
+    cfg.run_dir = str(tmp_path / "b")
+    model, opt = setup(tok, cfg)
+    with pytest.raises(Killed):
+        train(model, opt, ds, None, cfg, callback=Recorder(kill_after=5))  # step 5 done, its checkpoint not
+    assert [p.name for p in checkpoints(cfg.run_dir)] == ["step_0000002", "step_0000004"]
+
+    model, opt = setup(tok, cfg, init_seed=123)  # a fresh process: other LoRA init, restored from the checkpoint
+    resumed = Recorder()
+    state = train(model, opt, ds, None, cfg, callback=resumed)
+    assert state.resumed_from.endswith("step_0000004") and state.step == 6
+    assert sorted(resumed.losses) == [5, 6]
+    for step in (5, 6):
+        assert resumed.losses[step] == pytest.approx(whole.losses[step], rel=1e-5)
+    got = weights(model)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    assert int(opt.state["step"]) == 6  # optimizer counter (and so the schedule) came back
+
+
+def test_grad_accumulation_equals_one_big_batch(tmp_path, tok, ds):
+    base = dict(steps=3, save_every=0, val_every=0, warmup_steps=0, learning_rate=1e-2, fine_tune="full")
+    big = DFTConfig(batch_size=4, grad_accum=1, **base)
+    model_a, opt_a = setup(tok, big)
+    train(model_a, opt_a, ds, None, big, callback=Recorder())
+
+    # the same 4 records per step, as 2 micro-batches of 2: feed the big batch's halves
+    from train.data import iterate_batches
+
+    def halves(data, batch_size, **kw):
+        for b in iterate_batches(data, 4, **kw):
+            yield b.shard(0, 2)
+            yield b.shard(1, 2)
+
+    small = DFTConfig(batch_size=2, grad_accum=2, **base)
+    model_b, opt_b = setup(tok, small)
+    train(model_b, opt_b, ds, None, small, iterate_batches=halves, callback=Recorder())
+    a, b = weights(model_a), weights(model_b)
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=2e-5, err_msg=k)  # Adam amplifies float noise
+
+
+def test_checkpoint_from_another_model_is_refused(tmp_path, tok, ds):
+    cfg = DFTConfig(steps=1, batch_size=2, save_every=1, val_every=0, fine_tune="full", run_dir=str(tmp_path))
+    model, opt = setup(tok, cfg)
+    train(model, opt, ds, None, cfg)
+    cfg.steps = 2
+    other, opt2 = setup(tok, cfg, hidden_size=32, head_dim=8)
+    with pytest.raises(CheckpointError, match="hidden_size"):
+        train(other, opt2, ds, None, cfg)
+    reinit, opt4 = setup(tok, cfg, seed=5)  # same shapes, other base weights
+    with pytest.raises(CheckpointError, match="base_weights"):
+        train(reinit, opt4, ds, None, cfg)
+    lora = DFTConfig(**{**cfg.__dict__, "fine_tune": "lora"})
+    model3, opt3 = setup(tok, lora)
+    with pytest.raises(CheckpointError, match="fine_tune"):
+        train(model3, opt3, ds, None, lora)

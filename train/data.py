@@ -1,0 +1,257 @@
+"""Training data: canonical JSONL records -> token ids and loss masks -> length-sorted, padded or packed batches.
+
+    ds = load_dataset("data/default/train.jsonl", tokenizer, max_length=1024)   # TokenDataset, with ds.stats
+    for batch in iterate_batches(ds, batch_size=4, seed=0):                     # endless, deterministic
+        ...
+
+Each record goes through `nanoagent.render.render` (the one renderer: every assistant turn is supervised, never
+system/user/tool text). Problems are decided here, before any training step: a malformed record raises
+`DataError` naming file:line and field (or is skipped and counted with on_bad_record="skip"); a record longer than
+max_length is skipped and counted (or truncated, or an error); a record with no supervised token is skipped and
+counted; an empty result is an error.
+
+Batches (a `Batch`: inputs, targets, loss mask, optional block-diagonal attention mask) are deterministic in
+(seed, batch number), so a resumed run sees exactly the data order it would have seen, and each data-parallel
+rank takes its own rows of the same global batch. Padding mode sorts records by token length and groups
+neighbours (little padding), then shuffles the batch order per epoch. Packing mode fills rows of max_length with
+whole records (first-fit, longest first) and gives each a block-diagonal causal mask; with RoPE, attention inside
+a block depends only on relative positions, so a packed record scores the same as when padded alone.
+
+Left out: streaming datasets larger than memory, and splitting records across rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from nanoagent.record import Record, RecordError
+from nanoagent.render import render
+
+
+class DataError(ValueError):
+    pass
+
+
+@dataclass
+class TokenDataset:
+    ids: list[np.ndarray]
+    masks: list[np.ndarray]
+    stats: dict = field(default_factory=dict)
+
+    def __len__(self):
+        return len(self.ids)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.array([len(x) for x in self.ids])
+
+
+@dataclass
+class Batch:
+    inputs: np.ndarray  # (B, L) int32
+    targets: np.ndarray  # (B, L) int32
+    mask: np.ndarray  # (B, L) float32, 1 where the target token is supervised
+    attn: np.ndarray | None = None  # (B, L, L) bool block-diagonal causal mask (packing), None: plain causal
+    n_records: int = 0
+    lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
+
+    @property
+    def n_input_tokens(self) -> int:
+        return int(self.lengths.sum()) if self.lengths is not None else int(self.inputs.size)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.mask.sum())
+
+    def shard(self, rank: int, world: int) -> "Batch":
+        """This rank's rows of the global batch (rows rank, rank+world, ...)."""
+        if world == 1:
+            return self
+        sl = slice(rank, None, world)
+        return Batch(self.inputs[sl], self.targets[sl], self.mask[sl],
+                     None if self.attn is None else self.attn[sl], self.n_records,
+                     None if self.lengths is None else self.lengths[sl])
+
+
+def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[Record], dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"dataset file {path} does not exist")
+    records, bad = [], []
+    with path.open() as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(Record.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, RecordError) as e:
+                where = f"{path}:{lineno}"
+                if on_bad_record == "error":
+                    raise DataError(f"{where}: malformed record ({e}). Fix or drop the line, or rerun with "
+                                    "--on-bad-record skip to skip and count such records.") from None
+                bad.append(f"{where}: {e}")
+    return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
+
+
+def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str = "skip",
+             source: str = "dataset") -> TokenDataset:
+    ids_out, masks_out = [], []
+    too_long, truncated, unsupervised, longest = 0, 0, 0, 0
+    for i, rec in enumerate(records):
+        ids, mask = render(rec, tokenizer)
+        longest = max(longest, len(ids))
+        if len(ids) > max_length:
+            if on_too_long == "error":
+                raise DataError(f"{source} record {i} has {len(ids)} tokens, more than max_length={max_length}. "
+                                "Raise --max-length, or use --on-too-long skip|truncate.")
+            if on_too_long == "skip":
+                too_long += 1
+                continue
+            ids, mask = ids[:max_length], mask[:max_length]
+            truncated += 1
+        if sum(mask[1:]) == 0:
+            unsupervised += 1
+            continue
+        ids_out.append(np.asarray(ids, dtype=np.int32))
+        masks_out.append(np.asarray(mask, dtype=np.float32))
+    stats = {"records": len(records), "kept": len(ids_out), "skipped_too_long": too_long,
+             "truncated": truncated, "skipped_unsupervised": unsupervised, "longest_tokens": longest,
+             "tokens": int(sum(len(x) for x in ids_out)),
+             "supervised_tokens": int(sum(m[1:].sum() for m in masks_out))}
+    if not ids_out:
+        raise DataError(f"{source}: no usable records ({stats}). Check the file, or raise --max-length.")
+    return TokenDataset(ids_out, masks_out, stats)
+
+
+def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
+                 on_bad_record: str = "error") -> TokenDataset:
+    records, read_stats = read_records(path, on_bad_record)
+    if not records:
+        raise DataError(f"dataset file {path} has no records")
+    ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path))
+    ds.stats.update(read_stats, records=len(records) + read_stats["bad_records"])
+    return ds
+
+
+def _pad_batch(ds: TokenDataset, idx) -> Batch:
+    width = max(len(ds.ids[i]) for i in idx) - 1
+    b = len(idx)
+    inputs = np.zeros((b, width), np.int32)
+    targets = np.zeros((b, width), np.int32)
+    mask = np.zeros((b, width), np.float32)
+    for r, i in enumerate(idx):
+        ids, m = ds.ids[i], ds.masks[i]
+        n = len(ids) - 1
+        inputs[r, :n], targets[r, :n], mask[r, :n] = ids[:-1], ids[1:], m[1:]
+    lengths = np.array([len(ds.ids[i]) - 1 for i in idx], np.int64)
+    return Batch(inputs, targets, mask, None, len(idx), lengths)
+
+
+def _pack_rows(ds: TokenDataset, idx, width: int) -> list[list[int]]:
+    rows, free = [], []
+    for i in sorted(idx, key=lambda i: -len(ds.ids[i])):
+        n = len(ds.ids[i]) - 1
+        for r, space in enumerate(free):
+            if n <= space:
+                rows[r].append(i)
+                free[r] -= n
+                break
+        else:
+            rows.append([i])
+            free.append(width - n)
+    return rows
+
+
+def _packed_batch(ds: TokenDataset, rows: list[list[int]], width: int) -> Batch:
+    b = len(rows)
+    used = max(sum(len(ds.ids[i]) - 1 for i in row) for row in rows)
+    inputs = np.zeros((b, used), np.int32)
+    targets = np.zeros((b, used), np.int32)
+    mask = np.zeros((b, used), np.float32)
+    seg = np.full((b, used), -1, np.int32)
+    for r, row in enumerate(rows):
+        pos = 0
+        for s, i in enumerate(row):
+            ids, m = ds.ids[i], ds.masks[i]
+            n = len(ids) - 1
+            inputs[r, pos:pos + n], targets[r, pos:pos + n], mask[r, pos:pos + n] = ids[:-1], ids[1:], m[1:]
+            seg[r, pos:pos + n] = s
+            pos += n
+    causal = np.tril(np.ones((used, used), bool))
+    same = seg[:, :, None] == seg[:, None, :]
+    attn = same & causal[None]
+    attn |= np.eye(used, dtype=bool)[None]  # padding positions attend to themselves (no empty softmax rows)
+    lengths = np.array([sum(len(ds.ids[i]) - 1 for i in row) for row in rows], np.int64)
+    return Batch(inputs, targets, mask, attn, sum(len(r) for r in rows), lengths)
+
+
+def epoch_plan(ds: TokenDataset, batch_size: int, seed: int, epoch: int, pack: bool = False,
+               max_length: int = 0, drop_last: bool = True) -> list[list[int]]:
+    """The record indices of every batch of one epoch, a pure function of (seed, epoch).
+
+    Padding: set aside `len % batch_size` random records for this epoch (`drop_last`; a different few each epoch,
+    so no record is always left out), sort the rest by token length, cut into batches of `batch_size`, shuffle
+    the batch order. Packing: shuffle, take groups of records that fill `batch_size` rows of max_length.
+    """
+    rng = np.random.default_rng([seed, epoch])
+    if not pack:
+        keep = np.arange(len(ds))
+        extra = len(ds) % batch_size
+        if drop_last and extra and len(ds) > batch_size:
+            keep = np.sort(rng.permutation(len(ds))[:len(ds) - extra])
+        order = keep[np.argsort(ds.lengths[keep], kind="stable")]
+        batches = [order[i:i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+        return [batches[j] for j in rng.permutation(len(batches))]
+    order = rng.permutation(len(ds)).tolist()
+    plan, current = [], []
+    for i in order:
+        trial = current + [i]
+        if len(_pack_rows(ds, trial, max_length - 1)) > batch_size:
+            plan.append(current)
+            current = [i]
+        else:
+            current = trial
+    if current:
+        plan.append(current)
+    return plan
+
+
+def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, max_length: int) -> Batch:
+    if not pack:
+        return _pad_batch(ds, idx)
+    batch = _packed_batch(ds, _pack_rows(ds, idx, max_length - 1), max_length - 1)
+    missing = batch_size - batch.inputs.shape[0]
+    if missing > 0:  # keep the row count fixed so each data-parallel rank has rows: empty rows are all padding
+        L = batch.inputs.shape[1]
+        batch.inputs = np.concatenate([batch.inputs, np.zeros((missing, L), np.int32)])
+        batch.targets = np.concatenate([batch.targets, np.zeros((missing, L), np.int32)])
+        batch.mask = np.concatenate([batch.mask, np.zeros((missing, L), np.float32)])
+        eye = np.broadcast_to(np.eye(L, dtype=bool), (missing, L, L))
+        batch.attn = np.concatenate([batch.attn, eye])
+        batch.lengths = np.concatenate([batch.lengths, np.zeros(missing, np.int64)])
+    return batch
+
+
+def iterate_batches(ds: TokenDataset, batch_size: int, seed: int = 0, start: int = 0, pack: bool = False,
+                    max_length: int = 0, rank: int = 0, world: int = 1, loop: bool = True):
+    """Yield this rank's shard of global batches number `start`, `start`+1, ... (forever if `loop`).
+
+    Training (`loop`) uses full batches only; one pass (`loop=False`, evaluation) also yields the short tail."""
+    if batch_size % world:
+        raise ValueError(f"batch_size {batch_size} must be divisible by the number of processes {world}")
+    epoch, k = 0, 0
+    while True:
+        plan = epoch_plan(ds, batch_size, seed, epoch, pack, max_length, drop_last=loop)
+        for idx in plan:
+            if not pack and len(idx) < world:
+                continue  # (evaluation only) a tail too small to give every process a row
+            if k >= start:
+                yield make_batch(ds, idx, batch_size, pack, max_length).shard(rank, world)
+            k += 1
+        if not loop:
+            return
+        epoch += 1

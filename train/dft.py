@@ -1,0 +1,175 @@
+"""`python -m train.dft`: fine-tune a chat model on canonical records with DFT or SFT, LoRA or full, in MLX.
+
+    python -m train.dft                                   # embedded SmolLM2-135M, default recipe data, DFT + LoRA
+    python -m train.dft --steps 20 --data data/default --run-dir runs/try1
+    python -m train.dft --config my.yaml --loss sft --fine-tune full --no-fuse
+    python -m train.dft --run-dir runs/try1               # again after a kill: resumes from the last checkpoint
+    mlx.launch --backend ring -n 2 -m train.dft ...       # data parallel (the global batch is split over ranks)
+
+Order of work, so bad input fails in seconds, not hours: config (unknown keys, bad values) -> data folder (built
+from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
+errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
+-> training (progress bar, metrics.jsonl, checkpoints) -> validity after -> final model -> loss.png, summary.json.
+
+The run folder: config.yaml (resolved), data_stats.json, metrics.jsonl, checkpoints/, validity.json, loss.png,
+summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`).
+Left out: evaluation beyond validity (eval stage), GGUF export (export stage).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+from train.config import ConfigError, DFTConfig, load_config, save_config
+from train.data import DataError, load_dataset, read_records
+
+DEFAULT_DATA = Path("data/default")
+
+
+def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[Path, Path | None]:
+    """(train.jsonl, valid.jsonl or None); builds the default recipe's data when no data is given and none exists."""
+    if cfg.data:
+        p = Path(cfg.data)
+        if p.is_dir():
+            train, valid = p / "train.jsonl", p / "valid.jsonl"
+        elif p.is_file():
+            train, valid = p, p.with_name("valid.jsonl")
+        else:
+            raise DataError(f"--data {cfg.data}: no such file or folder (give a folder with train.jsonl and "
+                            "valid.jsonl, or a train JSONL file)")
+        if not train.is_file():
+            raise DataError(f"--data {cfg.data}: {train} is missing")
+        return train, valid if valid.is_file() and valid != train else None
+    train, valid = DEFAULT_DATA / "train.jsonl", DEFAULT_DATA / "valid.jsonl"
+    if not train.is_file():
+        try:
+            from data_recipes.build import build
+        except ImportError as e:
+            raise DataError(f"no --data given and {train} does not exist, and the recipe builder can't be imported "
+                            f"({e}). Pass --data FOLDER with train.jsonl/valid.jsonl.") from None
+        if rank == 0:
+            print(f"building the training data ({cfg.recipe or 'default recipe'}) ...", flush=True)
+            folder = Path(build(recipe=cfg.recipe))
+            train, valid = folder / "train.jsonl", folder / "valid.jsonl"
+        barrier()  # other ranks wait for rank 0's build
+        if not train.is_file():
+            raise DataError(f"rank {rank}: {train} is missing after the build (with several processes and a "
+                            "recipe that writes elsewhere, build it first and pass --data)")
+    return train, valid if valid.is_file() else None
+
+
+def default_run_dir() -> Path:
+    return Path("runs") / time.strftime("dft-%Y%m%d-%H%M%S")
+
+
+def run(cfg: DFTConfig) -> dict:
+    import mlx.core as mx
+
+    from nanoagent.models import load, resolve_model_path
+    from train.losses import LOSSES
+    from train.report import RunReporter, plot_losses
+    from train.trainer import build_optimizer, train
+    from train.tuning import prepare, save_final
+    from train.validity import heldout_prompts, tool_call_validity
+
+    group = mx.distributed.init()
+    rank, world = group.rank(), group.size()
+    if cfg.batch_size % world:
+        raise ConfigError(f"batch_size {cfg.batch_size} must be divisible by the number of processes ({world})")
+    run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir()
+    cfg.run_dir = str(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    say = print if rank == 0 else (lambda *a, **k: None)
+
+    # Data first: every record is rendered and checked before the model loads.
+    train_path, valid_path = resolve_data(cfg, rank, barrier=lambda: mx.eval(mx.distributed.all_sum(mx.array(1.0))))
+    from nanoagent.models import load_tokenizer
+
+    tokenizer = load_tokenizer(cfg.model)
+    kw = dict(max_length=cfg.max_length, on_too_long=cfg.on_too_long, on_bad_record=cfg.on_bad_record)
+    train_ds = load_dataset(train_path, tokenizer, **kw)
+    valid_ds = load_dataset(valid_path, tokenizer, **kw) if valid_path else None
+    stats = {"train": {"path": str(train_path), **train_ds.stats},
+             "valid": {"path": str(valid_path), **valid_ds.stats} if valid_ds else None}
+    for name, s in stats.items():
+        if s:
+            say(f"{name}: {s['kept']}/{s['records']} records kept, {s['tokens']} tokens "
+                f"({s['supervised_tokens']} supervised); skipped: {s['skipped_too_long']} too long, "
+                f"{s['skipped_unsupervised']} without assistant tokens, {s['bad_records']} malformed; "
+                f"{s['truncated']} truncated")
+    if valid_ds is None:
+        say("no valid.jsonl beside the training data: validation loss is skipped")
+    heldout_src = cfg.heldout or valid_path
+    prompts = heldout_prompts(read_records(heldout_src, "skip")[0], cfg.validity_n) if heldout_src else []
+
+    model, _ = load(cfg.model)
+    base_folder = resolve_model_path(cfg.model)
+    validity_path = run_dir / "validity.json"
+    validity = json.loads(validity_path.read_text()) if validity_path.exists() else {}
+    if rank == 0 and prompts and cfg.validity_n and "before" not in validity:
+        say(f"tool-call validity of the base model on {len(prompts)} held-out prompts ...", flush=True)
+        validity["before"] = tool_call_validity(model, tokenizer, prompts, cfg.validity_max_tokens)
+        validity_path.write_text(json.dumps(validity, indent=2))
+        say(f"  before: {validity['before']['validity']:.3f} {validity['before']['kinds']}")
+
+    mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
+    n_trainable = prepare(model, cfg)
+    optimizer = build_optimizer(cfg)
+    if rank == 0:
+        (run_dir / "data_stats.json").write_text(json.dumps(stats, indent=2))
+        cfg.extra = {**cfg.extra, "world_size": world, "trainable_parameters": n_trainable,
+                     "base_model_folder": str(base_folder)}
+        save_config(cfg, run_dir)
+    say(f"{cfg.loss.upper()} + {cfg.fine_tune}: {n_trainable:,} trainable parameters; run folder {run_dir}")
+    reporter = RunReporter(run_dir, cfg.steps, show=cfg.progress, rank=rank)
+    state = train(model, optimizer, train_ds, valid_ds, cfg, loss=LOSSES[cfg.loss], callback=reporter, group=group)
+
+    summary = {"steps": state.step, "supervised_tokens": state.supervised_tokens,
+               "input_tokens": state.input_tokens, "train_seconds": round(state.train_seconds, 2),
+               "tokens_per_s": state.input_tokens / max(state.train_seconds, 1e-9),
+               "resumed_from": state.resumed_from, "world_size": world}
+    if rank == 0:
+        if prompts and cfg.validity_n:
+            say(f"tool-call validity after training on {len(prompts)} held-out prompts ...", flush=True)
+            validity["after"] = tool_call_validity(model, tokenizer, prompts, cfg.validity_max_tokens)
+            validity_path.write_text(json.dumps(validity, indent=2))
+            say(f"  after: {validity['after']['validity']:.3f} {validity['after']['kinds']}")
+        final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
+        if cfg.plot:
+            plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
+        vals = [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines())
+                if r["kind"] == "valid"]
+        summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
+                       val_loss_last=vals[-1]["val_loss"] if vals else None,
+                       validity_before=validity.get("before", {}).get("validity"),
+                       validity_after=validity.get("after", {}).get("validity"))
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        say(json.dumps(summary, indent=2))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cfg = load_config(argv)
+        run(cfg)
+    except (ConfigError, DataError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        from nanoagent.models import ModelLoadError
+        from train.checkpoint import CheckpointError
+
+        if isinstance(e, (ModelLoadError, CheckpointError)):
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The two training losses, with one signature: `loss(model, batch) -> (mean loss, number of supervised tokens)`.
+
+    sft_loss: mean cross-entropy over supervised tokens.
+    dft_loss: each supervised token's cross-entropy times its probability under the model, the probability held
+              constant in the gradient (Dynamic Fine-Tuning, Wu et al. 2025: "On the Generalization of SFT").
+
+Both run the transformer once and apply the output projection only at supervised positions: the system prompt
+with its tool list, user text and tool results never need logits, and the 49152-wide projection is a large part of
+a 135M model's work. `hidden_states` passes a block-diagonal attention mask when a batch is packed.
+
+Works for mlx-lm models shaped like llama (`model.model.embed_tokens/layers/norm`, tied or `lm_head`); any other
+model falls back to `model(inputs)` logits (no packing). Left out: label smoothing, z-loss, chunked vocab.
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import numpy as np
+
+
+def _inner(model):
+    inner = getattr(model, "model", None)
+    if inner is not None and all(hasattr(inner, a) for a in ("embed_tokens", "layers", "norm")):
+        return inner
+    return None
+
+
+def hidden_states(model, inputs: mx.array, attn: np.ndarray | None = None) -> mx.array:
+    """Final normed hidden states (B, L, D); `attn` (B, L, L) bool is a block-diagonal causal mask or None."""
+    inner = _inner(model)
+    if inner is None:
+        raise TypeError(f"{type(model).__name__} has no model.embed_tokens/layers/norm; cannot get hidden states")
+    h = inner.embed_tokens(inputs)
+    mask = "causal" if attn is None else mx.array(attn)[:, None]
+    for layer in inner.layers:
+        h = layer(h, mask, None)
+    return inner.norm(h)
+
+
+def output_logits(model, h: mx.array) -> mx.array:
+    if hasattr(model, "lm_head") and not getattr(getattr(model, "args", None), "tie_word_embeddings", False):
+        return model.lm_head(h)
+    return _inner(model).embed_tokens.as_linear(h)
+
+
+def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
+    """Per-row cross-entropy of (N, V) logits against (N,) targets, in float32."""
+    logits = logits.astype(mx.float32)
+    picked = mx.take_along_axis(logits, targets[:, None], axis=-1).squeeze(-1)
+    return mx.logsumexp(logits, axis=-1) - picked
+
+
+def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
+    """Cross-entropy of every supervised token (N,), and N as an array."""
+    flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
+    n = mx.array(len(flat), dtype=mx.float32)
+    targets = mx.array(batch.targets.reshape(-1)[flat])
+    inputs = mx.array(batch.inputs)
+    if _inner(model) is None:
+        if batch.attn is not None:
+            raise TypeError(f"packed batches need a llama-shaped model; {type(model).__name__} is not")
+        logits = model(inputs)
+        logits = logits.reshape(-1, logits.shape[-1])[mx.array(flat)]
+    else:
+        h = hidden_states(model, inputs, batch.attn)
+        h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
+        logits = output_logits(model, h)
+    return cross_entropy(logits, targets), n
+
+
+def sft_weights(ce: mx.array) -> mx.array:
+    return mx.ones_like(ce)
+
+
+def dft_weights(ce: mx.array) -> mx.array:
+    return mx.stop_gradient(mx.exp(-ce))  # the token's probability, a constant for the gradient
+
+
+def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
+    return (ce * weights).sum() / mx.maximum(n, 1.0)
+
+
+def sft_loss(model, batch) -> tuple[mx.array, mx.array]:
+    ce, n = supervised_ce(model, batch)
+    return weighted_mean(ce, sft_weights(ce), n), n
+
+
+def dft_loss(model, batch) -> tuple[mx.array, mx.array]:
+    ce, n = supervised_ce(model, batch)
+    return weighted_mean(ce, dft_weights(ce), n), n
+
+
+LOSSES = {"sft": sft_loss, "dft": dft_loss}

@@ -1,0 +1,93 @@
+"""What a run shows and leaves behind: a progress bar, `metrics.jsonl`, and `loss.png`.
+
+    cb = RunReporter(run_dir, total_steps, show=True)   # a trainer Callback
+    plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
+
+The bar shows loss, tokens/s, learning rate and peak memory. Every train step, validation and checkpoint becomes
+one JSON line (`{"kind": "train" | "valid" | "checkpoint" | ..., "step": ...}`). On resume, lines from steps after
+the checkpoint (work the killed run did and lost) are dropped, so the file reads like one uninterrupted run.
+Only rank 0 writes. Left out: TensorBoard / W&B.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from train.trainer import Callback
+
+
+class RunReporter(Callback):
+    def __init__(self, run_dir, total_steps: int, show: bool = True, rank: int = 0):
+        self.path = Path(run_dir) / "metrics.jsonl"
+        self.total, self.show, self.rank = total_steps, show, rank
+        self.bar = None
+
+    def write(self, kind: str, info: dict) -> None:
+        if self.rank != 0:
+            return
+        with self.path.open("a") as f:
+            f.write(json.dumps({"kind": kind, "time": round(time.time(), 3), **info}) + "\n")
+
+    def on_start(self, state):
+        if self.rank == 0 and self.path.exists():
+            keep = [ln for ln in self.path.read_text().splitlines()
+                    if ln.strip() and json.loads(ln).get("step", 0) <= state.step]
+            self.path.write_text("".join(ln + "\n" for ln in keep))
+        if state.resumed_from:
+            self.write("resume", {"step": state.step, "from": state.resumed_from})
+        if self.show and self.rank == 0:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, initial=state.step, desc="train", unit="step", dynamic_ncols=True)
+
+    def on_step(self, info):
+        self.write("train", info)
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(loss=f"{info['loss']:.3f}", tok_s=f"{info['tokens_per_s']:.0f}",
+                                 lr=f"{info['lr']:.2e}", mem=f"{info['peak_mem_gb']:.2f}GB", refresh=False)
+
+    def on_eval(self, info):
+        self.write("valid", info)
+        if self.bar is not None:
+            self.bar.write(f"step {info['step']}: val_loss {info['val_loss']:.4f} (ce {info['val_ce']:.4f})")
+
+    def on_checkpoint(self, info):
+        self.write("checkpoint", info)
+
+    def on_end(self, state):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def read_metrics(path) -> list[dict]:
+    path = Path(path)
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.exists() else []
+
+
+def plot_losses(metrics_path, out_png) -> Path | None:
+    rows = read_metrics(metrics_path)
+    train = [(r["step"], r["loss"]) for r in rows if r["kind"] == "train"]
+    valid = [(r["step"], r["val_loss"]) for r in rows if r["kind"] == "valid"]
+    if not train and not valid:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if train:
+        ax.plot(*zip(*train), label="train loss", alpha=0.7)
+    if valid:
+        ax.plot(*zip(*valid), "o-", label="validation loss")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=100)
+    plt.close(fig)
+    return Path(out_png)

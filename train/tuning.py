@@ -1,0 +1,106 @@
+"""Which weights train (LoRA or full), and how the final model is written so `mlx_lm.load` can read it.
+
+    n_trainable = prepare(model, cfg)          # freezes the base, adds LoRA, or unfreezes everything
+    save_final(model, tokenizer, base_folder, out_folder, cfg)
+
+LoRA reuses mlx-lm's `linear_to_lora_layers` (rank, scale, dropout, last N blocks, which modules; by default every
+linear layer of a block). Full fine-tuning trains every weight, including the tied embedding that mlx-lm's full
+mode leaves frozen (21% of SmolLM2's parameters, and the output projection too when tied).
+
+The final folder holds `config.json`, the tokenizer files and `model.safetensors`: with LoRA fused into the weights
+by default, or with `fuse=False` the untouched base weights plus `adapters/` (`adapters.safetensors`,
+`adapter_config.json` in mlx-lm's format: `mlx_lm.load(folder, adapter_path=folder/"adapters")`).
+Gradient checkpointing uses mlx-lm's `grad_checkpoint`, which patches the block class for the whole process.
+Left out: DoRA, quantized (QLoRA) bases.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx.utils import tree_flatten, tree_unflatten
+
+WEIGHT_SUFFIXES = (".safetensors", ".gguf", ".bin", ".pt", ".pth", ".npz")
+NOT_COPIED = {"nanoagent-manifest.json"}  # the model cache's own bookkeeping, wrong for a new folder
+
+
+def lora_parameters(cfg) -> dict:
+    params = {"rank": cfg.lora_rank, "scale": cfg.lora_scale, "dropout": cfg.lora_dropout}
+    if cfg.lora_keys:
+        params["keys"] = list(cfg.lora_keys)
+    return params
+
+
+def prepare(model, cfg) -> int:
+    """Set which parameters train; returns their count."""
+    if cfg.fine_tune == "full":
+        model.unfreeze()
+    else:
+        from mlx_lm.tuner.utils import linear_to_lora_layers
+
+        model.freeze()
+        n_layers = len(model.layers)
+        num = n_layers if cfg.lora_layers < 0 else min(cfg.lora_layers, n_layers)
+        linear_to_lora_layers(model, num, lora_parameters(cfg))
+        if not tree_flatten(model.trainable_parameters()):
+            raise ValueError(f"LoRA found no module matching lora_keys={cfg.lora_keys} in the model's blocks; "
+                             "use names like self_attn.q_proj, mlp.down_proj")
+    if cfg.grad_checkpoint:
+        from mlx_lm.tuner.trainer import grad_checkpoint
+
+        grad_checkpoint(model.layers[0])
+    return count_trainable(model)
+
+
+def count_trainable(model) -> int:
+    return int(sum(v.size for _, v in tree_flatten(model.trainable_parameters())))
+
+
+def fuse_lora(model) -> int:
+    """Replace every LoRA layer by a plain layer holding W + scale * B^T A^T; returns how many were fused."""
+    fused = [(name, m.fuse()) for name, m in model.named_modules() if hasattr(m, "fuse") and hasattr(m, "lora_a")]
+    if fused:
+        model.update_modules(tree_unflatten(fused))
+    return len(fused)
+
+
+def copy_side_files(base: Path, out: Path) -> None:
+    """Tokenizer files, config and anything else that isn't weights."""
+    for p in base.iterdir():
+        if (p.is_file() and not p.name.endswith(WEIGHT_SUFFIXES) and not p.name.endswith(".safetensors.index.json")
+                and p.name not in NOT_COPIED):
+            shutil.copy2(p, out / p.name)
+
+
+def save_final(model, tokenizer, base_folder, out_folder, cfg) -> Path:
+    from mlx_lm.utils import save_model
+
+    base, out = Path(base_folder), Path(out_folder)
+    out.mkdir(parents=True, exist_ok=True)
+    copy_side_files(base, out)
+    if not (out / "tokenizer.json").exists() and tokenizer is not None:
+        tokenizer.save_pretrained(str(out))
+    if cfg.fine_tune == "lora" and not cfg.fuse:
+        adapters = dict(tree_flatten(model.trainable_parameters()))
+        (out / "adapters").mkdir(exist_ok=True)
+        mx.save_safetensors(str(out / "adapters" / "adapters.safetensors"), adapters)
+        n_layers = len(model.layers)
+        num = n_layers if cfg.lora_layers < 0 else min(cfg.lora_layers, n_layers)
+        (out / "adapters" / "adapter_config.json").write_text(json.dumps(
+            {"fine_tune_type": "lora", "num_layers": num, "lora_parameters": lora_parameters(cfg)}, indent=2))
+        base_weights = {k: v for k, v in tree_flatten(model.parameters())
+                        if ".lora_a" not in k and ".lora_b" not in k}
+        base_weights = {k.replace(".linear.", "."): v for k, v in base_weights.items()}
+        mx.save_safetensors(str(out / "model.safetensors"), base_weights, metadata={"format": "mlx"})
+    else:
+        fuse_lora(model)
+        save_model(out, model)
+    return out
+
+
+def is_lora(model) -> bool:
+    return any(isinstance(m, nn.Module) and hasattr(m, "lora_a") for _, m in model.named_modules())
