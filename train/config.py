@@ -46,8 +46,10 @@ class DFTConfig:
     lora_layers: int = -1  # how many of the last transformer blocks get LoRA; -1: all
     lora_keys: list[str] | None = None  # module paths inside a block, e.g. [self_attn.q_proj]; None: every linear
     # batches
-    batch_size: int = 4  # global batch (split across data-parallel ranks)
-    grad_accum: int = 1
+    # 2 x 2 accumulated: an effective batch of 4 at about half the peak memory of 4 x 1 (10.9 GB measured at
+    # 4 x 1024 on the 135M model), so the defaults fit an 8 GB M1.
+    batch_size: int = 2  # global batch per micro-step (split across data-parallel ranks)
+    grad_accum: int = 2
     max_length: int = 1024
     pack: bool = False  # pack several records per row with block-diagonal attention instead of padding
     on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
