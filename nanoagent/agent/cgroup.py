@@ -7,7 +7,7 @@ Workspace makes `nanoagent-<id>` with `pids.max` (and a memory cap), every comma
 
 Usage (what sandbox.py does):
     cg = CGroup.create(max_pids=256, max_memory=4 << 30)   # None where cgroups can't be written
-    Popen(..., preexec_fn=lambda: cg.join())
+    command prologue: echo $$ > FOLDER/cgroup.procs for FOLDER in cg.folders  (then exec)
     cg.kill_all(); cg.remove()
 
 Left out: CPU shares and I/O limits, delegation for non-root users (systemd-run --user --scope would do it).

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import shlex
 import shutil
 import signal
 import subprocess
@@ -193,7 +194,7 @@ class Workspace:
         key = os.geteuid()
         if key not in _BWRAP_OK:
             try:
-                r = subprocess.run(self._argv("true"), env=self._env(), cwd=self.root, preexec_fn=self._preexec(None),
+                r = subprocess.run(self._limited(self._argv("true"), None), env=self._env(), cwd=self.root,
                                    capture_output=True, timeout=20)
                 _BWRAP_OK[key] = r.returncode == 0
             except (OSError, subprocess.SubprocessError):
@@ -249,23 +250,24 @@ class Workspace:
                  "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--chdir", str(self.root)]
         return argv + shell
 
-    def _preexec(self, nproc: int | None):
-        limits, cgroup = self.limits, self.cgroup
+    def _limited(self, argv: list[str], nproc: int | None) -> list[str]:
+        """`argv` behind a tiny bash prologue that sets the rlimits and joins the cgroup, then execs it.
 
-        def preexec():
-            import resource
-            for what, value in ((resource.RLIMIT_CPU, limits.cpu_seconds),
-                                (resource.RLIMIT_FSIZE, limits.file_size_bytes),
-                                (resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_CORE, 0),
-                                (resource.RLIMIT_NPROC, nproc)):
-                if value is not None:
-                    try:
-                        resource.setrlimit(what, (value, value))
-                    except (ValueError, OSError):
-                        pass  # macOS refuses RLIMIT_AS; the others still apply
-            if cgroup is not None:
-                cgroup.join()
-        return preexec
+        Done in the child's own shell rather than with a Python preexec_fn: a preexec_fn forces a real fork() of this
+        process, whose pthread_atfork handlers (OpenBLAS 0.3.21's thread shutdown) can deadlock an MLX process that
+        has run BLAS work. Without it, subprocess uses vfork and no handler runs.
+        """
+        lim = self.limits
+        lines = []
+        for flag, value in (("-t", lim.cpu_seconds), ("-f", lim.file_size_bytes and lim.file_size_bytes // 1024),
+                            ("-v", lim.memory_bytes and lim.memory_bytes // 1024), ("-c", 0), ("-u", nproc)):
+            if value is not None:
+                lines.append(f"ulimit {flag} {int(value)} 2>/dev/null")  # macOS refuses -v; the rest still apply
+        if self.cgroup is not None:
+            for folder in self.cgroup.folders:
+                lines.append(f"echo $$ > {shlex.quote(str(folder / 'cgroup.procs'))}")
+        lines.append('exec "$@"')
+        return [shutil.which("bash") or "/bin/bash", "-c", "; ".join(lines), "nanoagent-limits", *argv]
 
     # --- running commands ----------------------------------------------------------------------------------------
     def run(self, cmd: str, timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
@@ -273,9 +275,9 @@ class Workspace:
         start = time.monotonic()
         running = _count_processes(os.getuid()) if os.geteuid() != 0 else None  # root: the kernel ignores it
         nproc = running + self.limits.extra_processes if running is not None else None
-        proc = subprocess.Popen(self._argv(cmd), cwd=self.root, env=self._env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=self._preexec(nproc))
+        proc = subprocess.Popen(self._limited(self._argv(cmd), nproc), cwd=self.root, env=self._env(),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         try:
             buf, timed_out, overflow = self._read(proc, start + timeout)
         finally:  # also on Ctrl-C: nothing the command started outlives it

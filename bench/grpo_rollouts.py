@@ -1,0 +1,129 @@
+"""Benchmark: GRPO rollout throughput, batched groups vs sequential generation, and rollout vs update time share.
+
+    .venv/bin/python -m bench.grpo_rollouts                       # embedded model, 1 task, G=4, 1 turn x 64 tokens
+    .venv/bin/python -m bench.grpo_rollouts --model runs/x/model --group-size 8 --max-tokens 128 --steps 2
+
+Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) twice through
+`run_agents`: once with the MLX backend's `complete_batch` (one batch) and once with a wrapper that only offers
+`complete` (one conversation after another). Tokens/s counts generated tokens over the generation wall time.
+Part 2 runs `--steps` real GRPO steps (`train.grpo.train_step`, LoRA) and reports the share of wall time spent
+in rollouts (generation + sandbox + test runs) against updates. The base model's groups usually all score 0 (no
+signal, so no update); part 3 therefore times one update on part 1's group with advantages forced to +1/-1, and
+the share is also given with that update time. Writes bench/results/grpo_rollouts.json.
+Left out: multi-turn rollouts (turn count varies with the sampled text, which makes the comparison noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from types import SimpleNamespace
+
+# OpenBLAS 0.3.21 (Debian 12) can deadlock in its fork handler (blas_thread_shutdown_ joining a worker) when this
+# process forks for sandboxed commands; with one BLAS thread there is no worker to join. Set the variable yourself
+# to override. Must run before `import nanoagent` loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import nanoagent  # noqa: F401
+
+
+class SequentialOnly:
+    """The same backend without complete_batch, so run_agents generates one conversation at a time."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def complete(self, *a, **k):
+        return self.backend.complete(*a, **k)
+
+
+def timed_group(backend, task, cfg, seed):
+    from nanoagent.agent.loop import run_agents
+    from nanoagent.agent.sandbox import Workspace
+    from train.grpo_rollout import agent_config
+
+    wss = [Workspace(task.repo) for _ in range(cfg.group_size)]
+    try:
+        t = time.perf_counter()
+        trajs = run_agents(backend, wss, task.statement, agent_config(cfg, seed))
+        wall = time.perf_counter() - t
+    finally:
+        for w in wss:
+            w.close()
+    model_s = sum(s.timings.get("model_s", 0) for tr in trajs for s in tr.steps)
+    tokens = sum(tr.tokens["completion"] for tr in trajs)
+    return {"wall_s": round(wall, 3), "generation_s": round(model_s, 3), "tokens": tokens,
+            "tokens_per_s": tokens / max(model_s, 1e-9), "exit": [tr.exit_status for tr in trajs]}, trajs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="embedded")
+    ap.add_argument("--task", default="strings_slugify")
+    ap.add_argument("--group-size", type=int, default=4)
+    ap.add_argument("--max-tokens", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=1)
+    args = ap.parse_args(argv)
+    load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
+
+    from bench.machine import write_result
+    from nanoagent.agent.backends.mlx_backend import MLXBackend
+    from nanoagent.models import load
+    from nanoagent.tasks import load_tasks
+    from train.grpo import train_step
+    from train.grpo_config import GRPOConfig, check
+    from train.trainer import build_optimizer
+    from train.tuning import prepare
+
+    cfg = check(GRPOConfig(model=args.model, group_size=args.group_size, max_turns=1, tasks_per_step=1,
+                           max_tokens_per_turn=args.max_tokens, save_trajectories=False, progress=False))
+    task = next(t for t in load_tasks("coding") if t.id == args.task)
+    model, tok = load(args.model)
+    backend = MLXBackend(model, tok)
+    timed_group(backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1, "max_tokens_per_turn": 4}), 0)
+    batched, trajs = timed_group(backend, task, cfg, seed=1)
+    sequential, _ = timed_group(SequentialOnly(backend), task, cfg, seed=1)
+    print("batched", batched, "\nsequential", sequential, flush=True)
+
+    prepare(model, cfg)
+    optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": args.steps * cfg.inner_steps}))
+    steps = []
+    with tempfile.TemporaryDirectory() as d:
+        for s in range(args.steps):
+            info = train_step(s, model, optimizer, backend, [task], cfg, d)
+            steps.append({k: info[k] for k in ("rollout_s", "update_s", "tokens_generated", "loss_tokens",
+                                               "zero_adv_share", "reward_mean", "valid_call_rate", "test_pass_rate",
+                                               "skipped_update")})
+            print(steps[-1], flush=True)
+    # Part 3: the update alone on part 1's batched group with advantages forced to +1/-1 (the base model's real
+    # groups usually carry no signal, so part 2 may skip its update).
+    from train.grpo import update
+    from train.grpo_loss import make_batches, trajectory_samples
+
+    samples = [s for i, tr in enumerate(trajs) for s in trajectory_samples(tr, 1.0 if i % 2 else -1.0, rollout=i)]
+    batches = make_batches(samples, cfg.micro_batch)
+    t = time.perf_counter()
+    upd = update(model, optimizer, batches, cfg)
+    forced = {"update_s": round(time.perf_counter() - t, 3), "inner_steps": cfg.inner_steps,
+              "sequences": len(samples), "tokens_in": sum(len(s.ids) for s in samples),
+              "loss_tokens": sum(sum(s.mask) for s in samples), **upd}
+    print("forced update", forced, flush=True)
+    r_s, u_s = sum(x["rollout_s"] for x in steps), sum(x["update_s"] for x in steps)
+    write_result("grpo_rollouts", {
+        "load_average_at_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "note": "measured on a shared 2-core machine while other engineers' jobs ran (see load_average_*)",
+        "load_average_at_start": load_start,
+        "config": {"model": args.model, "task": args.task, "group_size": cfg.group_size, "max_turns": 1,
+                   "max_tokens_per_turn": args.max_tokens, "temperature": cfg.temperature, "steps": args.steps,
+                   "inner_steps": cfg.inner_steps, "fine_tune": cfg.fine_tune, "lora_rank": cfg.lora_rank},
+        "batched": batched, "sequential": sequential,
+        "batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
+        "grpo_steps": steps, "rollout_share_of_step_time": r_s / max(r_s + u_s, 1e-9),
+        "forced_signal_update": forced,
+        "rollout_share_with_forced_update": r_s / max(r_s + forced["update_s"] * args.steps, 1e-9)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2 @@
+def dedupe(items):
+    return sorted(set(items))

@@ -1,0 +1,4 @@
+def deep_merge(base, extra):
+    result = dict(base)
+    result.update(extra)
+    return result

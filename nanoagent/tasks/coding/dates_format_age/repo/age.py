@@ -1,0 +1,2 @@
+def age_on(birth, today):
+    return today.year - birth.year

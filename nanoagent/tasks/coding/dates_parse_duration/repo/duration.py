@@ -1,0 +1,2 @@
+"""Parse human durations."""
+from datetime import timedelta

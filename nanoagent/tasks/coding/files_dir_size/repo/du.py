@@ -1,0 +1,2 @@
+"""Disk usage helpers."""
+import os

@@ -1,0 +1,2 @@
+def percent_change(old, new):
+    return round((new - old) / new * 100, 2)

@@ -1,0 +1,2 @@
+def is_palindrome(text):
+    return text == text[::-1]

@@ -1,0 +1,294 @@
+"""`python -m train.grpo`: GRPO in MLX with the two-tool agent in the loop, on repo-local coding tasks.
+
+    python -m train.grpo                                   # newest DFT run's model (else embedded), default tasks
+    python -m train.grpo --steps 3 --group-size 2 --tasks-per-step 1 --run-dir runs/grpo-try
+    python -m train.grpo --config grpo.yaml --loss dr_grpo --beta 0.02 --eval-n 9
+    python -m train.grpo --run-dir runs/grpo-try           # again after a kill: resumes from the last checkpoint
+
+Order, so bad input fails before any rollout: config (unknown keys, group size < 2, weights not numbers) -> task
+sets (malformed or empty) -> model (a clear error when it can't be loaded) -> optional held-out evaluation ->
+LoRA -> steps. Each step: pick `tasks_per_step` tasks (a pure function of seed and step, so resume continues the
+same stream), roll out a group of `group_size` per task (train/grpo_rollout.py), reward them
+(nanoagent.tasks.rewards), group-normalised advantages, then `inner_steps` optimiser steps on the clipped objective
+(train/grpo_loss.py) against the log-probs recorded at sampling time. Groups whose rewards are all equal are left
+out of the update and counted; the loss averages over the rollouts that carry signal.
+
+The run folder: config.yaml (resolved), metrics.jsonl (one line per step: reward mean/std per component, valid-call
+rate, test pass rate, tokens generated, rollout and update seconds, zero-advantage share, crashed or timed-out
+rollouts (reward 0), loss, clip fraction),
+trajectories/step_NNNNNNN.jsonl (every rollout's turns, diff, rewards), checkpoints/, eval.json (before/after on
+held-out tasks when --eval-n > 0), grpo.png, summary.json, model/ (fused, loadable by mlx_lm.load and export).
+Left out: multi-process data parallelism, rollouts on a separate inference server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+# OpenBLAS 0.3.21 (Debian 12) can deadlock in its fork handler (blas_thread_shutdown_ joining a worker) when this
+# process forks for sandboxed commands; with one BLAS thread there is no worker to join. Set the variable yourself
+# to override. Must run before `import nanoagent` loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+from train.config import ConfigError
+from train.grpo_config import GRPOConfig, load_grpo_config, save_grpo_config
+
+
+def is_dft_run(run: Path) -> bool:
+    """A train.dft run folder: named dft-* (its default) or with a config.yaml whose `loss` is dft or sft."""
+    if run.name.startswith("dft-"):
+        return True
+    try:
+        import yaml
+
+        data = yaml.safe_load((run / "config.yaml").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("loss") in ("dft", "sft")
+
+
+def newest_dft_model(root: str | Path = "runs") -> Path | None:
+    """The final model of the newest finished DFT/SFT run under `root` (a model/ folder with config.json)."""
+    found = [p for p in Path(root).glob("*/model") if (p / "config.json").is_file() and is_dft_run(p.parent)]
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+
+def resolve_model_spec(cfg: GRPOConfig) -> str:
+    if cfg.model:
+        return cfg.model
+    newest = newest_dft_model()
+    return str(newest) if newest else "embedded"
+
+
+def pick_tasks(tasks, k: int, seed: int, step: int):
+    rng = random.Random(seed * 1_000_003 + step)
+    return rng.sample(tasks, min(k, len(tasks)))
+
+
+def compact(traj) -> dict:
+    """A trajectory without its token ids (they are large); replies, tool results and the diff stay."""
+    d = traj.to_dict()
+    for s in d["steps"]:
+        for key in ("prompt_ids", "completion_ids", "logprobs", "mask"):
+            s.pop(key, None)
+    return d
+
+
+def update(model, optimizer, batches, cfg, ref_model=None) -> dict:
+    """`inner_steps` optimiser steps on the batch; gradients of micro-batches add up (weights are global)."""
+    import mlx.core as mx
+    import mlx.nn as nn
+    import mlx.optimizers as optim
+    import numpy as np
+    from mlx.utils import tree_map
+
+    from train.grpo_loss import clip_fraction, grpo_loss, token_logprobs
+
+    if ref_model is not None and cfg.beta:
+        for b in batches:
+            b.ref_logprobs = np.asarray(token_logprobs(ref_model, b))
+    loss_and_grad = nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta))
+    losses, norms, clips = [], [], []
+    for _ in range(cfg.inner_steps):
+        grads, total = None, mx.array(0.0)
+        for b in batches:
+            value, g = loss_and_grad(model, b)
+            grads = g if grads is None else tree_map(mx.add, grads, g)
+            total = total + value
+            mx.eval(grads, total)
+        norm = mx.array(float("nan"))
+        if cfg.grad_clip > 0:
+            grads, norm = optim.clip_grad_norm(grads, cfg.grad_clip)
+        optimizer.update(model, grads)
+        mx.eval(model.parameters(), optimizer.state, norm)
+        losses.append(total.item())
+        norms.append(norm.item())
+    for b in batches:  # how far the policy moved from the sampling policy after this batch's updates
+        clips.append((clip_fraction(token_logprobs(model, b), b, cfg.clip_eps), b.n_tokens))
+    n = sum(w for _, w in clips) or 1
+    return {"loss": losses[0], "loss_last": losses[-1], "grad_norm": norms[0],
+            "clip_fraction": sum(c * w for c, w in clips) / n}
+
+
+def train_step(step, model, optimizer, backend, tasks, cfg, run_dir, ref_model=None) -> dict:
+    import numpy as np
+
+    from train.grpo_loss import group_advantages, make_batches, trajectory_samples
+    from train.grpo_rollout import rollout_group, score_group
+
+    t0 = time.perf_counter()
+    samples, records, parts_all, totals_all = [], [], {}, []
+    zero_groups = crashed = errors = truncated_dropped = tokens = 0
+    for gi, task in enumerate(pick_tasks(tasks, cfg.tasks_per_step, cfg.seed, step)):
+        trajs, error = rollout_group(backend, task, cfg, seed=cfg.seed * 1_000_003 + step * 101 + gi)
+        errors += bool(error)
+        scored = score_group(trajs, task, cfg.rewards)
+        crashed += scored["crashed"]
+        adv, zero = group_advantages(scored["totals"], scale_std=cfg.loss == "grpo")
+        zero_groups += zero
+        totals_all += scored["totals"]
+        for name, vals in scored["parts"].items():
+            parts_all.setdefault(name, []).extend(vals)
+        for i, traj in enumerate(trajs):
+            rec = {"task": task.id, "rollout": i, "reward": scored["totals"][i], "advantage": adv[i],
+                   "parts": {n: v[i] for n, v in scored["parts"].items()}, "error": error}
+            if traj is not None:
+                tokens += traj.tokens["completion"]
+                rec["outcome"] = scored["outcomes"][i].to_dict() if scored["outcomes"][i] else None
+                rec["trajectory"] = compact(traj)
+                if not zero and adv[i] != 0.0:
+                    try:
+                        s = trajectory_samples(traj, adv[i], rollout=len(records))
+                    except ValueError as e:  # no ids/log-probs: logged, left out of the loss
+                        rec["error"] = rec["error"] or str(e)
+                        errors += 1
+                        s = []
+                    if cfg.mask_truncated and s and s[0].truncated:
+                        truncated_dropped += 1
+                    else:
+                        samples += s
+            records.append(rec)
+    rollout_s = time.perf_counter() - t0
+    if cfg.save_trajectories:
+        folder = Path(run_dir) / "trajectories"
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / f"step_{step + 1:07d}.jsonl").open("w") as f:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    t1 = time.perf_counter()
+    upd = {"loss": 0.0, "loss_last": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "skipped_update": True}
+    if samples:
+        budget = cfg.max_turns * cfg.max_tokens_per_turn
+        batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
+        upd = {**update(model, optimizer, batches, cfg, ref_model), "skipped_update": False}
+    update_s = time.perf_counter() - t1
+    groups = max(min(cfg.tasks_per_step, len(tasks)), 1)
+    info = {"step": step + 1, "reward_mean": float(np.mean(totals_all)), "reward_std": float(np.std(totals_all)),
+            **{f"reward_{n}_mean": float(np.mean(v)) for n, v in parts_all.items()},
+            **{f"reward_{n}_std": float(np.std(v)) for n, v in parts_all.items()},
+            "valid_call_rate": float(np.mean(parts_all["valid_calls"])),
+            "test_pass_rate": float(np.mean(parts_all["tests"])),
+            "tokens_generated": tokens, "rollout_s": round(rollout_s, 3), "update_s": round(update_s, 3),
+            "rollout_tokens_per_s": tokens / max(rollout_s, 1e-9), "zero_adv_groups": zero_groups,
+            "zero_adv_share": zero_groups / groups, "crashed_rollouts": crashed, "group_errors": errors,
+            "truncated_dropped": truncated_dropped, "loss_tokens": int(sum(sum(s.mask) for s in samples)),
+            "lr": float(optimizer.learning_rate), **upd}
+    return info
+
+
+def run(cfg: GRPOConfig) -> dict:
+    import mlx.core as mx
+    from tqdm import tqdm
+
+    from nanoagent.agent.backends.mlx_backend import MLXBackend
+    from nanoagent.models import load, resolve_model_path
+    from nanoagent.tasks import load_tasks
+    from train.checkpoint import fingerprint, load_checkpoint, save_checkpoint
+    from train.grpo_rollout import evaluate_policy
+    from train.trainer import build_optimizer
+    from train.tuning import prepare, save_final
+
+    tasks = load_tasks(cfg.tasks)  # TaskError before any model loads
+    eval_tasks = load_tasks(cfg.eval_tasks)[:cfg.eval_n] if cfg.eval_n else []
+    run_dir = Path(cfg.run_dir or Path("runs") / time.strftime("grpo-%Y%m%d-%H%M%S"))
+    cfg.run_dir = str(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    spec = resolve_model_spec(cfg)
+    print(f"model {spec}; {len(tasks)} training tasks ({cfg.tasks}); run folder {run_dir}", flush=True)
+    model, tokenizer = load(spec)
+    base_folder = resolve_model_path(spec)
+    ref_model = None
+    if cfg.beta > 0:
+        ref_model, _ = load(spec)
+        ref_model.freeze()
+    backend = MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}")
+    eval_path = run_dir / "eval.json"
+    evals = json.loads(eval_path.read_text()) if eval_path.exists() else {}
+    if eval_tasks and "before" not in evals:
+        print(f"evaluating the starting model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
+        evals["before"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
+        eval_path.write_text(json.dumps(evals, indent=2))
+        print(f"  before: pass {evals['before']['test_pass_rate']:.3f}, "
+              f"valid calls {evals['before']['valid_call_rate']:.3f}", flush=True)
+
+    mx.random.seed(cfg.seed)
+    n_trainable = prepare(model, cfg)
+    total_updates = cfg.steps * cfg.inner_steps
+    optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": total_updates}))
+    method = {"fine_tune": cfg.fine_tune, **({"lora_rank": cfg.lora_rank, "lora_layers": cfg.lora_layers,
+                                              "lora_keys": cfg.lora_keys} if cfg.fine_tune == "lora" else {})}
+    fp = fingerprint(model, method)
+    step = 0
+    if cfg.resume:
+        restored = load_checkpoint(run_dir, model, optimizer, fp)
+        if restored:
+            step = restored["step"]
+            print(f"resumed at step {step} from {restored['path']}", flush=True)
+    cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
+                 "trainable_parameters": n_trainable, "training_tasks": len(tasks)}
+    save_grpo_config(cfg, run_dir)
+    metrics = run_dir / "metrics.jsonl"
+    if metrics.exists():  # drop lines of steps a killed run did after its last checkpoint
+        keep = [x for x in metrics.read_text().splitlines() if x.strip() and json.loads(x).get("step", 0) <= step]
+        metrics.write_text("".join(x + "\n" for x in keep))
+    bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
+    rollout_s = update_s = 0.0
+    while step < cfg.steps:
+        info = train_step(step, model, optimizer, backend, tasks, cfg, run_dir, ref_model)
+        step += 1
+        rollout_s += info["rollout_s"]
+        update_s += info["update_s"]
+        with metrics.open("a") as f:
+            f.write(json.dumps({"kind": "train", "time": round(time.time(), 3), **info}) + "\n")
+        bar.update(1)
+        bar.set_postfix(reward=f"{info['reward_mean']:.2f}", valid=f"{info['valid_call_rate']:.2f}",
+                        passed=f"{info['test_pass_rate']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False)
+        if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
+            path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
+            with metrics.open("a") as f:
+                f.write(json.dumps({"kind": "checkpoint", "step": step, "path": str(path)}) + "\n")
+    bar.close()
+    if eval_tasks:
+        print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
+        evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
+        eval_path.write_text(json.dumps(evals, indent=2))
+        print(f"  after: pass {evals['after']['test_pass_rate']:.3f}, "
+              f"valid calls {evals['after']['valid_call_rate']:.3f}", flush=True)
+    final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
+    if cfg.plot:
+        from train.grpo_report import plot
+
+        plot(metrics, run_dir / "grpo.png")
+    summary = {"steps": step, "model": str(final), "start_model": spec, "rollout_s_this_session": round(rollout_s, 2),
+               "update_s_this_session": round(update_s, 2),
+               "rollout_share": rollout_s / max(rollout_s + update_s, 1e-9),
+               "eval_before": {k: v for k, v in evals.get("before", {}).items() if k != "rows"} or None,
+               "eval_after": {k: v for k, v in evals.get("after", {}).items() if k != "rows"} or None}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    from nanoagent.models import ModelLoadError
+    from nanoagent.tasks import TaskError
+    from train.checkpoint import CheckpointError
+
+    try:
+        run(load_grpo_config(argv))
+    except (ConfigError, TaskError, ModelLoadError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

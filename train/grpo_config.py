@@ -1,0 +1,184 @@
+"""The config of the GRPO stage: one dataclass, defaults < YAML (`--config`) < command-line flags.
+
+    cfg = load_grpo_config(["--config", "grpo.yaml", "--steps", "5", "--rewards", "tests=1,valid_calls=0.5"])
+
+Every setting is checked before any model loads: unknown keys (with the closest valid one), values of the wrong
+type, a group size below 2, reward weights that are not numbers, an empty task set. The resolved config is
+written to the run folder as `config.yaml`. Defaults are sized for a 2-core CPU and the 135M model: 2 tasks x 4
+rollouts per step, 3 turns of at most 128 tokens. Left out: nested or dotted keys (the config is flat on purpose).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import yaml
+
+from train.config import ConfigError, _base_type, _coerce
+
+CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
+
+
+@dataclass
+class GRPOConfig:
+    # what to train, on what
+    model: str | None = None          # None: newest DFT/SFT run's runs/*/model, else "embedded"; or folder / Hub id
+    tasks: str = "train"              # nanoagent.tasks.load_tasks source for rollouts
+    eval_tasks: str = "held-out"      # source for the before/after evaluation
+    eval_n: int = 0                   # held-out tasks evaluated (greedy, one rollout each) before and after; 0: off
+    run_dir: str | None = None        # None: runs/grpo-<time>
+    # rollouts
+    steps: int = 20                   # rollout batches
+    tasks_per_step: int = 2
+    group_size: int = 4               # rollouts per task (G); at least 2
+    max_turns: int = 3
+    max_tokens_per_turn: int = 128
+    context_limit: int = 2048
+    temperature: float = 1.0
+    top_p: float = 1.0
+    rollout_wall_time: float = 300.0  # seconds per group
+    command_timeout: float = 10.0
+    # rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one named is logged
+    rewards: dict = field(default_factory=lambda: {"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1,
+                                                   "patch_similarity": 0.0})
+    # objective
+    loss: str = "grpo"                # grpo: (r - mean) / std, token mean per sequence; dr_grpo: r - mean, token sum
+    clip_eps: float = 0.2
+    beta: float = 0.0                 # KL penalty to the reference (starting) model; 0: no reference model loaded
+    mask_truncated: bool = False      # leave rollouts with a reply cut at max_tokens_per_turn out of the loss
+    inner_steps: int = 2              # optimisation steps on each rollout batch
+    micro_batch: int = 4              # sequences per forward/backward pass
+    # weights and optimizer
+    fine_tune: str = "lora"
+    lora_rank: int = 8
+    lora_scale: float = 20.0
+    lora_dropout: float = 0.0
+    lora_layers: int = -1
+    lora_keys: list[str] | None = None
+    grad_checkpoint: bool = False
+    learning_rate: float = 1e-5
+    min_lr_ratio: float = 1.0         # constant learning rate by default
+    warmup_steps: int = 0
+    weight_decay: float = 0.0
+    beta1: float = 0.9
+    beta2: float = 0.999
+    grad_clip: float = 1.0
+    seed: int = 0
+    # output
+    save_every: int = 5
+    keep_checkpoints: int = 2
+    resume: bool = True
+    fuse: bool = True
+    progress: bool = True
+    plot: bool = True
+    save_trajectories: bool = True
+    extra: dict = field(default_factory=dict, repr=False)
+
+
+def _types() -> dict:
+    hints = typing.get_type_hints(GRPOConfig)
+    return {f.name: hints[f.name] for f in fields(GRPOConfig)}
+
+
+def parse_weights(value) -> dict:
+    """`tests=1,valid_calls=0.2` (flag) or a mapping (YAML) -> dict; the numbers are checked by check()."""
+    if isinstance(value, dict):
+        return dict(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"config key 'rewards': {value!r} must be a mapping like tests=1,valid_calls=0.2")
+    out = {}
+    for part in filter(None, (p.strip() for p in value.split(","))):
+        name, sep, w = part.partition("=")
+        if not sep:
+            raise ConfigError(f"config key 'rewards': {part!r} must be name=weight, e.g. tests=1")
+        try:
+            out[name.strip()] = float(w)
+        except ValueError:
+            raise ConfigError(f"config key 'rewards': weight {w.strip()!r} for {name.strip()!r} is not a number") \
+                from None
+    return out
+
+
+def check(cfg: GRPOConfig) -> GRPOConfig:
+    from nanoagent.tasks.rewards import check_weights
+
+    for key, allowed in CHOICES.items():
+        if getattr(cfg, key) not in allowed:
+            raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")
+    for key in ("steps", "tasks_per_step", "max_turns", "max_tokens_per_turn", "context_limit", "inner_steps",
+                "micro_batch", "lora_rank"):
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
+    if cfg.group_size < 2:
+        raise ConfigError(f"config key 'group_size' is {cfg.group_size}: GRPO compares rollouts within a group, "
+                          "so it needs at least 2 (use 4-8)")
+    if cfg.learning_rate <= 0 or cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0:
+        raise ConfigError("learning_rate and clip_eps must be positive; beta, temperature and eval_n at least 0")
+    try:
+        cfg.rewards = check_weights(cfg.rewards)
+    except ValueError as e:
+        raise ConfigError(f"config key 'rewards': {e}") from None
+    return cfg
+
+
+def from_dict(values: dict, base: GRPOConfig | None = None, source: str = "config") -> GRPOConfig:
+    types = _types()
+    unknown = [k for k in values if k not in types]
+    if unknown:
+        hints = [f"{k!r}" + (f" (did you mean {c[0]!r}?)" if (c := difflib.get_close_matches(k, list(types), 1))
+                             else "") for k in unknown]
+        raise ConfigError(f"{source}: unknown config key(s) {', '.join(hints)}")
+    cfg = dataclasses.replace(base or GRPOConfig())
+    for k, v in values.items():
+        setattr(cfg, k, parse_weights(v) if k == "rewards" else _coerce(k, v, types[k]))
+    return check(cfg)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m train.grpo", description="GRPO with the agent in the loop (MLX).")
+    p.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
+    types = _types()
+    for f in fields(GRPOConfig):
+        if f.name == "extra":
+            continue
+        tp = _base_type(types[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=f"(default: {default!r})")
+        if tp is bool:
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+        elif f.name in CHOICES:
+            p.add_argument(flag, choices=CHOICES[f.name], **kw)
+        elif typing.get_origin(tp) is list:
+            p.add_argument(flag, nargs="+", **kw)
+        elif tp is dict:
+            p.add_argument(flag, type=str, **kw)
+        else:
+            p.add_argument(flag, type=tp, **kw)
+    return p
+
+
+def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
+    args = vars(build_parser().parse_args(argv))
+    path = args.pop("config", None)
+    cfg = GRPOConfig()
+    if path:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        data = yaml.safe_load(p.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: a config file must be a YAML mapping of key: value")
+        cfg = from_dict(data, cfg, source=str(path))
+    return from_dict(args, cfg, source="command line")
+
+
+def save_grpo_config(cfg: GRPOConfig, folder: str | Path) -> Path:
+    path = Path(folder) / "config.yaml"
+    path.write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    return path

@@ -1,0 +1,150 @@
+"""The GRPO objective: group-relative advantages, token samples from trajectories, and the clipped loss.
+
+    adv, zero = group_advantages([0.0, 1.0, 1.0, 0.0], scale_std=True)     # GRPO; scale_std=False: Dr.GRPO
+    samples = trajectory_samples(traj, advantage)                          # exact sampled ids + their log-probs
+    batches = make_batches(samples, micro_batch=4, norm="sequence")        # normalisation constants baked in
+    loss = grpo_loss(model, batch, clip_eps=0.2, beta=0.0)                 # differentiable, sums over batches
+
+Per sampled token t of a rollout with advantage A: ratio = exp(logp_t - logp_old_t), where logp_old is the log-prob
+recorded by the MLX backend when the token was sampled (the policy that generated the rollout, not the reference
+and not a re-tokenisation of decoded text); loss_t = -min(ratio A, clip(ratio, 1-eps, 1+eps) A) + beta KL_t, with
+KL_t = exp(ref_t - logp_t) - (ref_t - logp_t) - 1 against the reference model (k3 estimator). Only tokens the
+policy sampled are in the loss: prompts and tool outputs have mask 0.
+Normalisation: "sequence" (GRPO) averages over each rollout's tokens, then over rollouts; "constant" (Dr.GRPO)
+sums every token and divides by rollouts x a fixed token budget. The per-token weights already hold these global
+constants, so the gradients of micro-batches simply add up to the gradient of the whole batch.
+
+Left out: token-level advantages (process rewards), asymmetric clipping, entropy bonuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlx.core as mx
+import numpy as np
+
+from train.losses import _inner, cross_entropy, hidden_states, output_logits
+
+EQUAL_TOL = 1e-9   # rewards closer than this are equal: the group has no signal
+
+
+def group_advantages(rewards: list[float], scale_std: bool = True, eps: float = 1e-4) -> tuple[list[float], bool]:
+    """Advantages of one group (reward - group mean, / std with GRPO) and whether the group had no signal."""
+    r = np.asarray(rewards, dtype=np.float64)
+    if r.size == 0 or r.max() - r.min() <= EQUAL_TOL:
+        return [0.0] * r.size, True
+    a = r - r.mean()
+    if scale_std:
+        a = a / (r.std() + eps)
+    return a.tolist(), False
+
+
+@dataclass
+class Sample:
+    ids: list[int]                 # the whole sequence as the model saw and sampled it
+    mask: list[int]                # 1 on tokens the policy sampled
+    old_logprobs: list[float]      # log-prob at sampling time per position (0 where mask is 0)
+    advantage: float
+    truncated: bool = False        # a reply was cut at max_tokens
+    rollout: int = -1              # index of the rollout it came from
+
+
+def _pieces(traj) -> list[tuple[list[int], list[int], list[float]]]:
+    """(ids, mask, logprobs) of the whole conversation when the turns chain, else one per assistant turn."""
+    for step in traj.steps:
+        if step.prompt_ids is None or step.completion_ids is None or step.logprobs is None:
+            raise ValueError(f"step {step.index} of a rollout has no token ids or log-probs: GRPO needs a backend "
+                             "that returns them (the MLX backend)")
+    try:
+        ids, mask, lps = traj.token_sequence()
+        return [(ids, mask, [x if x is not None else 0.0 for x in lps])]
+    except ValueError:
+        return [(s.prompt_ids + s.completion_ids, [0] * len(s.prompt_ids) + [1] * len(s.completion_ids),
+                 [0.0] * len(s.prompt_ids) + list(s.logprobs)) for s in traj.steps]
+
+
+def trajectory_samples(traj, advantage: float, rollout: int = -1) -> list[Sample]:
+    truncated = any(s.finish_reason == "length" for s in traj.steps)
+    return [Sample(ids, mask, lps, advantage, truncated, rollout) for ids, mask, lps in _pieces(traj)
+            if any(mask)]
+
+
+@dataclass
+class Batch:
+    inputs: np.ndarray             # (B, L) ids[:-1], padded
+    positions: np.ndarray          # (N,) flat indices into (B, L) of sampled target tokens
+    targets: np.ndarray            # (N,)
+    old_logprobs: np.ndarray       # (N,)
+    advantages: np.ndarray         # (N,)
+    weights: np.ndarray            # (N,) normalisation per token (global constants included)
+    ref_logprobs: np.ndarray | None = None
+    n_tokens: int = 0
+
+
+def make_batches(samples: list[Sample], micro_batch: int, norm: str = "sequence",
+                 token_budget: int = 1) -> list[Batch]:
+    """Pad samples into micro-batches. norm "sequence": each rollout weighs 1/n_rollouts spread over its tokens;
+    "constant": every token weighs 1/(n_rollouts * token_budget). A rollout split into several per-turn samples
+    counts once."""
+    rollouts = {s.rollout if s.rollout >= 0 else -1 - i for i, s in enumerate(samples)}
+    n_roll = max(len(rollouts), 1)
+    tokens_of: dict[int, int] = {}
+    for i, s in enumerate(samples):
+        key = s.rollout if s.rollout >= 0 else -1 - i
+        tokens_of[key] = tokens_of.get(key, 0) + sum(s.mask[1:])
+    batches = []
+    for start in range(0, len(samples), micro_batch):
+        chunk = samples[start:start + micro_batch]
+        L = max(len(s.ids) for s in chunk) - 1
+        inputs = np.zeros((len(chunk), L), dtype=np.int32)
+        pos, tgt, old, adv, w = [], [], [], [], []
+        for b, s in enumerate(chunk):
+            key = s.rollout if s.rollout >= 0 else -1 - (start + b)
+            n = len(s.ids) - 1
+            inputs[b, :n] = s.ids[:-1]
+            for t in range(n):
+                if s.mask[t + 1]:
+                    pos.append(b * L + t)
+                    tgt.append(s.ids[t + 1])
+                    old.append(s.old_logprobs[t + 1])
+                    adv.append(s.advantage)
+                    w.append(1.0 / (n_roll * tokens_of[key]) if norm == "sequence" else 1.0 / (n_roll * token_budget))
+        batches.append(Batch(inputs, np.asarray(pos, np.int64), np.asarray(tgt, np.int32),
+                             np.asarray(old, np.float32), np.asarray(adv, np.float32), np.asarray(w, np.float32),
+                             n_tokens=len(pos)))
+    return batches
+
+
+def token_logprobs(model, batch: Batch) -> mx.array:
+    """log p(target) of every sampled token under `model`, (N,), in float32."""
+    inputs = mx.array(batch.inputs)
+    flat = mx.array(batch.positions)
+    if _inner(model) is None:
+        logits = model(inputs)
+        logits = logits.reshape(-1, logits.shape[-1])[flat]
+    else:
+        h = hidden_states(model, inputs)
+        logits = output_logits(model, h.reshape(-1, h.shape[-1])[flat])
+    return -cross_entropy(logits, mx.array(batch.targets))
+
+
+def token_loss(logprobs: mx.array, batch: Batch, clip_eps: float, beta: float = 0.0) -> mx.array:
+    """The weighted sum of per-token clipped policy-gradient losses (+ beta * KL to the reference)."""
+    old = mx.array(batch.old_logprobs)
+    adv = mx.array(batch.advantages)
+    ratio = mx.exp(logprobs - old)
+    pg = -mx.minimum(ratio * adv, mx.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * adv)
+    if beta and batch.ref_logprobs is not None:
+        d = mx.array(batch.ref_logprobs) - logprobs
+        pg = pg + beta * (mx.exp(d) - d - 1.0)
+    return (pg * mx.array(batch.weights)).sum()
+
+
+def grpo_loss(model, batch: Batch, clip_eps: float = 0.2, beta: float = 0.0) -> mx.array:
+    return token_loss(token_logprobs(model, batch), batch, clip_eps, beta)
+
+
+def clip_fraction(logprobs: mx.array, batch: Batch, clip_eps: float) -> float:
+    ratio = np.exp(np.asarray(logprobs) - batch.old_logprobs)
+    return float(np.mean(np.abs(ratio - 1.0) > clip_eps)) if ratio.size else 0.0

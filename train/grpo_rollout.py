@@ -1,0 +1,75 @@
+"""Rollouts for GRPO: a group of G agent runs per task through the real loop and sandbox, then their rewards.
+
+    trajs, error = rollout_group(backend, task, cfg, seed)      # G Trajectory objects (None for a crashed one)
+    scored = score_group(trajs, task, cfg.rewards)              # totals, components, outcomes
+    summary = evaluate_policy(backend, tasks, cfg)              # greedy, one rollout per task: valid calls, passes
+
+Each rollout gets a fresh `Workspace(task.repo)`; the group runs in lockstep through
+`nanoagent.agent.loop.run_agents`, which generates the group's turns as one batch with the MLX backend's
+`complete_batch` (exact sampled ids and log-probs kept on every step). A group that raises (workspace or backend
+failure) yields None trajectories; a rollout that crashed or ran out of wall time scores 0 on every reward. Both
+are counted in the logs, and the run goes on.
+
+Left out: rollouts of different tasks in one batch (a group is one task), asynchronous rollout workers.
+"""
+
+from __future__ import annotations
+
+import time
+
+from nanoagent.agent.loop import AgentConfig, ExitStatus, run_agents
+from nanoagent.agent.sandbox import Workspace
+from nanoagent.tasks.evaluate import evaluate
+from nanoagent.tasks.rewards import REWARDS, combine
+
+FAILED = (ExitStatus.BACKEND_ERROR.value, ExitStatus.TIMEOUT.value, ExitStatus.INTERRUPTED.value)
+
+
+def agent_config(cfg, seed: int | None, greedy: bool = False) -> AgentConfig:
+    return AgentConfig(max_turns=cfg.max_turns, max_tokens_per_turn=cfg.max_tokens_per_turn,
+                       context_limit=cfg.context_limit, token_budget=cfg.max_turns * cfg.max_tokens_per_turn,
+                       wall_time=cfg.rollout_wall_time, command_timeout=cfg.command_timeout,
+                       temperature=0.0 if greedy else cfg.temperature, seed=seed, diff_every_step=False)
+
+
+def rollout_group(backend, task, cfg, seed: int, n: int | None = None, greedy: bool = False):
+    """n (default cfg.group_size) rollouts of one task; returns (trajectories or Nones, error text or '')."""
+    n = n or cfg.group_size
+    workspaces = []
+    try:
+        workspaces = [Workspace(task.repo) for _ in range(n)]
+        trajs = run_agents(backend, workspaces, task.statement, agent_config(cfg, seed, greedy),
+                           meta={"task_id": task.id})
+        return trajs, ""
+    except Exception as e:  # never let one group end the run
+        return [None] * n, f"{type(e).__name__}: {e}"
+    finally:
+        for ws in workspaces:
+            ws.close()
+
+
+def score_group(trajs, task, weights: dict) -> dict:
+    """Rewards of one group: totals with the configured weights, and every component for the logs."""
+    alive = [t if t is not None and t.exit_status not in FAILED else None for t in trajs]
+    outcomes = [evaluate(task, t) if t is not None else None for t in alive]
+    _, parts = combine(alive, [task] * len(alive), {name: 1.0 for name in REWARDS}, outcomes=outcomes)
+    totals = [sum(weights.get(n, 0.0) * parts[n][i] for n in parts) for i in range(len(alive))]
+    return {"totals": totals, "parts": parts, "outcomes": outcomes,
+            "crashed": sum(1 for t in alive if t is None)}
+
+
+def evaluate_policy(backend, tasks, cfg, seed: int = 0) -> dict:
+    """Greedy single rollouts on `tasks`: valid-tool-call rate, test pass rate, per task details."""
+    rows = []
+    start = time.perf_counter()
+    for task in tasks:
+        trajs, error = rollout_group(backend, task, cfg, seed, n=1, greedy=True)
+        s = score_group(trajs, task, {"tests": 1.0})
+        t = trajs[0]
+        rows.append({"task": task.id, "passed": s["parts"]["tests"][0], "valid_calls": s["parts"]["valid_calls"][0],
+                     "turns": len(t.steps) if t else 0, "exit_status": t.exit_status if t else "crashed",
+                     "error": error})
+    n = max(len(rows), 1)
+    return {"tasks": len(rows), "test_pass_rate": sum(r["passed"] for r in rows) / n,
+            "valid_call_rate": sum(r["valid_calls"] for r in rows) / n,
+            "seconds": round(time.perf_counter() - start, 2), "rows": rows}
