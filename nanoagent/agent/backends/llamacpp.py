@@ -56,9 +56,9 @@ def tokenizer_for_gguf(path: str | Path):
 
     if Path(path).resolve() == embedded_gguf().resolve():
         return load_tokenizer("embedded")
-    from nanoagent.gguf_import import hf_tokenizer_from_metadata, read_metadata
+    from nanoagent.gguf_import import hf_tokenizer_from_metadata, open_gguf, read_metadata
 
-    return hf_tokenizer_from_metadata(read_metadata(path), CHAT_TEMPLATE)
+    return hf_tokenizer_from_metadata(read_metadata(open_gguf(path)), CHAT_TEMPLATE)
 
 
 class LlamaCppBackend:

@@ -1,0 +1,135 @@
+"""Export a model to a GGUF that llama.cpp runs, then prove it matches the source: `python -m export.gguf`.
+
+    python -m export.gguf --model RUN_OR_FOLDER --out FILE.gguf [--type q8_0|f16|f32] [--no-check] [--config X.yaml]
+    python -m export.gguf --model embedded --out smollm2-135m-q8_0.gguf
+
+Order of work: every input is checked first (the type, the model folder and its architecture, that the output can
+be written), then the model is loaded with nanoagent.models.load, written by export.writer (atomically: a failed
+export leaves no file under the final name), and unless --no-check the parity report of export.parity runs:
+llama.cpp on the new file against MLX on the source. Its summary is printed at the end, and the resolved config, the
+export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
+was written but parity is below the thresholds in export.config.
+
+Left out: quantization types other than Q8_0/F16/F32 (run llama.cpp's llama-quantize on the F16 or F32 file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig, resolve, write_resolved
+from export.source import ExportError, resolve_source
+from export.writer import check_type
+
+
+def check_output(out: str | Path) -> Path:
+    """The output path, or ExportError when it can't be written (checked before any work)."""
+    out = Path(out).expanduser()
+    if out.is_dir():
+        raise ExportError(f"--out {out} is a folder; give a file name such as {out / 'model-q8_0.gguf'}")
+    if out.suffix != ".gguf":
+        raise ExportError(f"--out {out} must end in .gguf")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExportError(f"--out {out}: cannot create its folder {out.parent} ({e.strerror})") from None
+    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise ExportError(f"--out {out}: {out.parent} is not writable; choose another output path")
+    return out
+
+
+def parse_args(argv=None) -> ExportConfig:
+    p = argparse.ArgumentParser(prog="python -m export.gguf", description=__doc__.split("\n")[0],
+                                argument_default=argparse.SUPPRESS)
+    p.add_argument("--config", help="YAML file with ExportConfig settings (flags override it)")
+    p.add_argument("--model", help="run folder, MLX/HF model folder, .gguf, Hub id or `embedded` (default)")
+    p.add_argument("--out", help="the .gguf to write (default exports/<model>-<TYPE>.gguf)")
+    p.add_argument("--type", help="q8_0 (default), f16 or f32")
+    p.add_argument("--name", help="general.name written into the GGUF")
+    p.add_argument("--check", dest="check", action="store_true", help="run the parity report (default)")
+    p.add_argument("--no-check", dest="check", action="store_false", help="skip the parity report")
+    p.add_argument("--tool-tokens", type=int, help="greedy tokens per tool-calling prompt in the report (64)")
+    p.add_argument("--min-agreement", type=float, help="required next-token agreement (default by type)")
+    p.add_argument("--max-ppl-diff", type=float, help="allowed relative perplexity difference (0.01)")
+    ns = vars(p.parse_args(argv))
+    return resolve(ExportConfig, ns.pop("config", None), ns)
+
+
+def verdict(report: dict, cfg: ExportConfig) -> list[str]:
+    """The checks that failed (empty when all pass)."""
+    need = cfg.min_agreement if cfg.min_agreement is not None else MIN_AGREEMENT[cfg.type]
+    failed = []
+    if report["next_token"]["rate"] < need:
+        failed.append(f"next-token agreement {report['next_token']['rate']:.4f} < {need}")
+    if report["next_token"]["max_disagreement_margin"] > MAX_DISAGREEMENT_MARGIN:
+        failed.append(f"a next-token disagreement is not a near tie (MLX top-2 margin "
+                      f"{report['next_token']['max_disagreement_margin']:.2f} > {MAX_DISAGREEMENT_MARGIN})")
+    if report["perplexity"]["relative_diff"] > cfg.max_ppl_diff:
+        failed.append(f"perplexity difference {report['perplexity']['relative_diff']:.4%} > {cfg.max_ppl_diff:.2%}")
+    tc = report["tool_calls"]
+    if tc["same_parse"] < tc["total"]:
+        failed.append(f"greedy tool-call parses differ on {tc['total'] - tc['same_parse']}/{tc['total']} prompts")
+    return failed
+
+
+def export(cfg: ExportConfig, say=print) -> dict:
+    """Check inputs, write the GGUF, run the parity report; returns the record written to FILE.export.json."""
+    cfg.type = check_type(cfg.type)
+    source = resolve_source(cfg.model)
+    out = check_output(cfg.out or Path("exports") / f"{source.name}-{cfg.type.upper()}.gguf")
+    cfg.out = str(out)
+    if cfg.check:
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            raise ExportError("the parity check needs llama-cpp-python (pip install llama-cpp-python); "
+                              "or pass --no-check to only write the file") from None
+
+    from export.source import load_source
+    from export.writer import write_gguf
+
+    say(f"export: {source.folder} -> {out} ({cfg.type})")
+    start = time.perf_counter()
+    model, tokenizer, weights = load_source(source)
+    load_s = time.perf_counter() - start
+    result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name)
+    export_s = time.perf_counter() - start
+    del weights
+    result.update(load_seconds=round(load_s, 2), export_seconds=round(export_s, 2), source=str(source.folder),
+                  run_dir=str(source.run_dir) if source.run_dir else None)
+    if result["fallback_f16"]:
+        say(f"note: {len(result['fallback_f16'])} matrices have rows that are not whole Q8_0 blocks and were "
+            f"written as F16: {', '.join(result['fallback_f16'][:5])}")
+    say(f"wrote {out}: {result['bytes'] / 1e6:.1f} MB in {export_s:.1f} s ({result['tensor_types']})")
+    record = {"export": result}
+    if cfg.check:
+        from export.parity import parity_report, summary_lines
+
+        say("parity: llama.cpp on the exported file vs MLX on the source ...")
+        report = parity_report(out, model, tokenizer, cfg.tool_tokens)
+        failed = verdict(report, cfg)
+        record.update(parity=report, parity_failed=failed)
+        for line in summary_lines(report):
+            say("  " + line)
+        say("parity: PASS" if not failed else "parity: FAIL: " + "; ".join(failed))
+    write_resolved(cfg, out.with_suffix(".export.json"), record)
+    return record
+
+
+def main(argv=None) -> int:
+    try:
+        cfg = parse_args(argv)
+        record = export(cfg, say=lambda m: print(m, file=sys.stderr, flush=True))
+    except ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 3 if record.get("parity_failed") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""Write llama weights + tokenizer + our chat template as a GGUF file: the exact inverse of nanoagent.gguf_import.
+
+Tensor names are gguf_import's table read backwards; attention Q and K rows get llama.cpp's rope permutation (the
+inverse of `gguf_import._unpermute`); 1-D tensors (the RMS norms) stay float32; a tied embedding is written once
+as `token_embd` with no `output` tensor. Matrices become Q8_0 (`gguf.quants.quantize`, blocks of 32 with one
+float16 scale), F16 or F32. The file is written to a temporary name beside the target and renamed into place only
+when complete, so a failed export never leaves a partial file under the final name.
+
+Usage:
+    write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", name="my-model")
+
+Left out: K-quants and other block types (llama.cpp's `llama-quantize` makes them from our F16/F32 file), split
+files, big-endian output.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from export.source import ExportError
+from export.vocab import tokenizer_metadata
+from nanoagent.gguf_import import _LAYER_NAMES, _TOP_NAMES
+
+TYPES = ("q8_0", "f16", "f32")
+BLOCK = 32  # Q8_0 block size: a row length must be a multiple of it
+
+# Hugging Face llama names -> GGUF names: gguf_import's table inverted, so export and import can't drift apart.
+_TO_GGUF_LAYER = {hf: g for g, hf in _LAYER_NAMES.items()}
+_TO_GGUF_TOP = {hf: g for g, hf in _TOP_NAMES.items()}
+
+
+def check_type(qtype: str) -> str:
+    q = str(qtype).lower()
+    if q not in TYPES:
+        raise ExportError(f"--type {qtype!r} is not supported; choose one of {', '.join(TYPES)} (default q8_0)")
+    return q
+
+
+def gguf_name(hf_name: str) -> str:
+    """`model.layers.3.self_attn.q_proj.weight` -> `blk.3.attn_q.weight`; ExportError for a non-llama tensor."""
+    stem, _, suffix = hf_name.rpartition(".")
+    if stem.startswith("model.layers."):
+        rest = stem[len("model.layers."):]
+        layer, _, module = rest.partition(".")
+        if layer.isdigit() and module in _TO_GGUF_LAYER:
+            return f"blk.{layer}.{_TO_GGUF_LAYER[module]}.{suffix}"
+    elif stem in _TO_GGUF_TOP:
+        return f"{_TO_GGUF_TOP[stem]}.{suffix}"
+    raise ExportError(f"tensor {hf_name!r} is not part of a llama model this exporter writes (biases, rotary "
+                      "buffers and adapter weights are not supported)")
+
+
+def permute_rows(w: np.ndarray, n_head: int) -> np.ndarray:
+    """llama.cpp's rope row order for a Q or K weight (Hugging Face layout in, GGUF layout out)."""
+    rows, cols = w.shape
+    return w.reshape(n_head, 2, rows // n_head // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+
+
+def encode_tensor(w: np.ndarray, qtype: str):
+    """(array to store, GGML type, or None when stored as plain float) for one tensor."""
+    from gguf import GGMLQuantizationType as T
+    from gguf.quants import quantize
+
+    if w.ndim == 1 or qtype == "f32":
+        return w.astype(np.float32), T.F32
+    if qtype == "f16" or w.shape[-1] % BLOCK:
+        return w.astype(np.float16), T.F16  # Q8_0 needs rows in whole blocks; llama.cpp's converter falls back too
+    return quantize(np.ascontiguousarray(w, dtype=np.float32), T.Q8_0), T.Q8_0
+
+
+def gguf_tensors(weights: dict, cfg: dict) -> dict:
+    """Float32 weights under GGUF names, Q/K permuted, tied output dropped."""
+    tied = cfg.get("tie_word_embeddings", True)
+    heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads") or cfg["num_attention_heads"]
+    out = {}
+    for hf, w in weights.items():
+        if hf == "lm_head.weight" and tied:
+            continue
+        if hf.endswith("self_attn.q_proj.weight"):
+            w = permute_rows(w, heads)
+        elif hf.endswith("self_attn.k_proj.weight"):
+            w = permute_rows(w, kv_heads)
+        out[gguf_name(hf)] = w
+    expected = 2 + cfg["num_hidden_layers"] * len(_LAYER_NAMES) + (0 if tied else 1)
+    if len(out) != expected:
+        raise ExportError(f"the model has {len(out)} exportable tensors, expected {expected} for a "
+                          f"{cfg['num_hidden_layers']}-layer llama; the weights are incomplete")
+    return out
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _order(name: str):
+    parts = name.split(".")
+    return (1, int(parts[1]), name) if parts[0] == "blk" else (0 if name.startswith("token_embd") else 2, 0, name)
+
+
+def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str = "q8_0", name: str = "model",
+               chat_template: str | None = None, progress: bool = True) -> dict:
+    """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}."""
+    import gguf
+    from tqdm import tqdm
+
+    from nanoagent.render import CHAT_TEMPLATE
+
+    qtype = check_type(qtype)
+    out = Path(out)
+    tensors = gguf_tensors(weights, cfg)
+    n_vocab = tensors["token_embd.weight"].shape[0]
+    tok = tokenizer_metadata(tokenizer, n_vocab)
+    heads = cfg["num_attention_heads"]
+    head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
+
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    counts: dict[str, int] = {}
+    fallback = []
+    try:
+        w = gguf.GGUFWriter(str(tmp), "llama")
+        w.add_type("model")
+        w.add_name(name)
+        w.add_file_type({"q8_0": gguf.LlamaFileType.MOSTLY_Q8_0, "f16": gguf.LlamaFileType.MOSTLY_F16,
+                         "f32": gguf.LlamaFileType.ALL_F32}[qtype])
+        w.add_quantization_version(gguf.GGML_QUANT_VERSION)
+        w.add_vocab_size(n_vocab)
+        w.add_context_length(int(cfg.get("max_position_embeddings") or 2048))
+        w.add_embedding_length(cfg["hidden_size"])
+        w.add_block_count(cfg["num_hidden_layers"])
+        w.add_feed_forward_length(cfg["intermediate_size"])
+        w.add_head_count(heads)
+        w.add_head_count_kv(cfg.get("num_key_value_heads") or heads)
+        w.add_rope_dimension_count(head_dim)
+        if head_dim != cfg["hidden_size"] // heads:
+            w.add_key_length(head_dim)
+            w.add_value_length(head_dim)
+        w.add_rope_freq_base(float(cfg.get("rope_theta", 10000.0)))
+        w.add_layer_norm_rms_eps(float(cfg.get("rms_norm_eps", 1e-5)))
+        w.add_tokenizer_model(tok["model"])
+        w.add_tokenizer_pre(tok["pre"])
+        w.add_token_list(tok["tokens"])
+        w.add_token_types(tok["token_type"])
+        w.add_token_merges(tok["merges"])
+        for key, add in (("bos", w.add_bos_token_id), ("eos", w.add_eos_token_id),
+                         ("unknown", w.add_unk_token_id), ("padding", w.add_pad_token_id)):
+            if f"{key}_token_id" in tok:
+                add(tok[f"{key}_token_id"])
+        w.add_add_bos_token(False)
+        w.add_add_space_prefix(False)
+        w.add_chat_template(chat_template or CHAT_TEMPLATE)
+        for gname in tqdm(sorted(tensors, key=_order), desc=f"encoding {qtype}", unit="tensor", disable=not progress):
+            data, ggml_type = encode_tensor(tensors[gname], qtype)
+            if qtype == "q8_0" and data.ndim == 2 and ggml_type.name == "F16":
+                fallback.append(gname)
+            counts[ggml_type.name] = counts.get(ggml_type.name, 0) + 1
+            w.add_tensor(gname, data, raw_dtype=ggml_type if ggml_type.name == "Q8_0" else None)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file(progress=progress)
+        w.close()
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return {"path": str(out), "bytes": out.stat().st_size, "tensor_types": counts, "fallback_f16": fallback}

@@ -1,0 +1,172 @@
+"""Hub release: the assembled folder, its validation, and the upload path against a stand-in for the Hub API.
+
+The stand-in is a real HTTP server on 127.0.0.1 speaking the few endpoints huggingface_hub's HfApi uses to create a
+repo and commit a folder (repos/create, preupload, commit); HfApi is pointed at it with `endpoint=`, so the real
+client code runs and nothing leaves the machine. Everything uses the tiny random model (--no-check skips the
+llama.cpp parity report, which tests/test_export_gguf.py covers).
+"""
+
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import nanoagent  # noqa: F401
+import pytest
+
+from export.card import REQUIRED_KEYS, missing_keys, read_front_matter
+from export.config import HubConfig
+from export.hub import check_repo_id, main, release
+from export.source import ExportError
+
+
+class FakeHub(BaseHTTPRequestHandler):
+    """Records requests; answers like the Hub for create-repo, preupload (every file 'regular') and commit."""
+
+    state: dict = {}
+
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def _reply(self, code: int, body: dict):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        st = self.state
+        st["requests"].append((self.path, self.headers.get("authorization")))
+        if self.headers.get("authorization") != "Bearer hf_test_token":
+            return self._reply(401, {"error": "Invalid credentials in Authorization header"})
+        if self.path == "/api/repos/create":
+            payload = json.loads(body)
+            st["created"].append(payload)
+            return self._reply(200, {"url": f"http://{self.headers['host']}/{payload['organization']}/{payload['name']}"})
+        if self.path == "/api/validate-yaml":  # the client checks README.md's front matter before committing
+            st["validated"].append(json.loads(body)["content"])
+            return self._reply(200, {"errors": [], "warnings": []})
+        if "/preupload/" in self.path:
+            files = json.loads(body)["files"]
+            return self._reply(200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+                                               for f in files]})
+        if "/commit/" in self.path:
+            for line in body.decode().splitlines():
+                item = json.loads(line)
+                if item["key"] == "file":
+                    st["files"][item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+            repo = self.path.split("/api/models/")[1].split("/commit/")[0]
+            return self._reply(200, {"commitUrl": f"http://{self.headers['host']}/{repo}/commit/abc123",
+                                     "commitOid": "abc123"})
+        return self._reply(404, {"error": f"no route {self.path}"})
+
+
+@pytest.fixture
+def fake_hub():
+    FakeHub.state = {"requests": [], "created": [], "files": {}, "validated": []}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", FakeHub.state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A training run folder as train.dft leaves it: model/ plus config, summary and an eval result."""
+    from nanoagent.testing import save_tiny_model
+
+    run = tmp_path_factory.mktemp("run")
+    save_tiny_model(run / "model")
+    (run / "config.yaml").write_text("loss: dft\nfine_tune: lora\nsteps: 30\n")
+    (run / "summary.json").write_text(json.dumps({"steps": 30, "val_loss_last": 1.25}))
+    (run / "eval").mkdir()
+    (run / "eval" / "toolcall.json").write_text(json.dumps({"bfcl_simple": {"accuracy": 0.42}}))
+    return run
+
+
+def _cfg(run_dir, tmp_path, **kw):
+    return HubConfig(model=str(run_dir), repo_id="me/tiny-agent", out=str(tmp_path / "rel"), check=False, **kw)
+
+
+def test_dry_run_builds_a_complete_valid_folder_without_network(run_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("export.hub.upload", lambda *a, **k: pytest.fail("dry run must not upload"))
+    result = release(_cfg(run_dir, tmp_path, dry_run=True), say=lambda m: None)
+    folder = tmp_path / "rel"
+    assert result["problems"] == [] and not result["uploaded"]
+    for f in ("README.md", "tiny-agent-Q8_0.gguf", "model.safetensors", "config.json", "tokenizer.json",
+              "training/config.yaml", "training/summary.json", "eval/toolcall.json", "release.json"):
+        assert (folder / f).is_file(), f
+    card = (folder / "README.md").read_text()
+    meta = read_front_matter(card)
+    assert missing_keys(meta) == [] and set(REQUIRED_KEYS) <= set(meta)
+    assert meta["base_model_relation"] == "finetune"
+    assert "0.42" in card and "llama-cli" in card and "mlx_lm.generate" in card and "nanoagent run" in card
+    assert "steps: 30" in card
+
+
+def test_validation_catches_a_missing_file_and_an_incomplete_card(run_dir, tmp_path):
+    from export.release import validate
+
+    release(_cfg(run_dir, tmp_path, dry_run=True), say=lambda m: None)
+    folder = tmp_path / "rel"
+    card = (folder / "README.md").read_text().replace("pipeline_tag: text-generation\n", "")
+    (folder / "README.md").write_text(card)
+    (folder / "tokenizer.json").unlink()
+    problems = validate(folder)
+    assert any("tokenizer.json" in p for p in problems)
+    assert any("pipeline_tag" in p for p in problems)
+    (folder / "tiny-agent-Q8_0.gguf").write_bytes(b"GGUF broken")
+    assert any("not a readable GGUF" in p for p in validate(folder))
+
+
+def test_upload_creates_the_repo_and_commits_every_file(run_dir, tmp_path, fake_hub):
+    endpoint, state = fake_hub
+    result = release(_cfg(run_dir, tmp_path, endpoint=endpoint, token="hf_test_token"), say=lambda m: None)
+    assert result["uploaded"], result
+    assert result["commit_url"].endswith("/me/tiny-agent/commit/abc123")
+    assert state["created"][0]["name"] == "tiny-agent" and state["created"][0]["organization"] == "me"
+    folder = tmp_path / "rel"
+    local = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert state["files"] == local  # every file arrived, byte for byte
+    assert state["validated"] and "base_model_relation" in state["validated"][0]
+    hub_json = json.loads((tmp_path / "rel.hub.json").read_text())
+    assert "hf_test_token" not in json.dumps(hub_json)  # the token is never written to disk
+
+
+def test_bad_token_and_no_token_say_so_and_keep_the_folder(run_dir, tmp_path, fake_hub, monkeypatch):
+    endpoint, _ = fake_hub
+    result = release(_cfg(run_dir, tmp_path, endpoint=endpoint, token="wrong"), say=lambda m: None)
+    assert not result["uploaded"] and "failed" in result["upload_error"] and (tmp_path / "rel" / "README.md").is_file()
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr("huggingface_hub.get_token", lambda: None)
+    result = release(_cfg(run_dir, tmp_path, endpoint=endpoint), say=lambda m: None)
+    assert "no Hugging Face token" in result["upload_error"]
+    assert main(["--model", str(run_dir), "--repo-id", "me/tiny-agent", "--out", str(tmp_path / "rel"),
+                 "--no-check", "--endpoint", endpoint]) == 5
+
+
+def test_unreachable_hub_is_reported(run_dir, tmp_path):
+    result = release(_cfg(run_dir, tmp_path, endpoint="http://127.0.0.1:9", token="hf_test_token"),
+                     say=lambda m: None)
+    assert not result["uploaded"] and "network" in result["upload_error"]
+
+
+@pytest.mark.parametrize("repo_id", [None, "noslash", "a/b/c", "me/bad name", "-me/x", "me/x--y"])
+def test_bad_repo_ids_are_refused(repo_id):
+    with pytest.raises(ExportError, match="repo id"):
+        check_repo_id(repo_id)
+
+
+def test_bad_inputs_fail_before_any_work(run_dir, tmp_path):
+    (tmp_path / "occupied").mkdir()
+    (tmp_path / "occupied" / "notes.txt").write_text("mine")
+    assert main(["--model", str(run_dir), "--repo-id", "me/x", "--out", str(tmp_path / "occupied"), "--dry-run"]) == 2
+    assert (tmp_path / "occupied" / "notes.txt").read_text() == "mine"
+    assert main(["--model", str(tmp_path), "--repo-id", "me/x", "--dry-run"]) == 2
+    assert main(["--model", str(run_dir), "--repo-id", "bad", "--dry-run"]) == 2
