@@ -1,0 +1,165 @@
+"""Coding-task eval: the two-tool agent on repo-local tasks with fixed budgets, judged by the shared `evaluate`.
+
+Run:
+    python -m eval.coding --model embedded-gguf --tasks held-out --limit 5
+    python -m eval.coding --model runs/grpo-1 --tasks humaneval:20 --samples 4 --temperature 0.7
+    python -m eval.coding --model embedded --tasks path/to/task_folders --max-turns 6
+
+`--tasks` is anything `nanoagent.tasks.load_tasks` takes (held-out, train, coding, humaneval, humaneval:N, a
+folder). Each task runs `--samples` times in a fresh sandboxed copy of its repo (nanoagent.agent.loop.run_agent;
+several samples of one task run in lockstep, batched on the MLX backend); `nanoagent.tasks.evaluate` applies the
+final diff to a clean copy and runs the task's tests. Reported: resolved rate (share of all runs that succeed,
+with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), mean turns,
+mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns, tokens, the
+outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).
+
+Left out: saving whole trajectories (pass --trajectories DIR to keep them), parallel workers.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from eval.config import ConfigError, parse_config
+from eval.results import new_run, save_run
+from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
+
+
+@dataclass
+class CodingConfig:
+    model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
+    tasks: str = field(default="held-out", metadata={"help": "held-out | train | humaneval[:N] | PATH"})
+    limit: int | None = field(default=None, metadata={"help": "first N tasks"})
+    samples: int = field(default=1, metadata={"help": "runs per task (pass@k needs k samples and temperature > 0)"})
+    temperature: float = 0.0
+    seed: int = 0
+    max_turns: int = 8
+    max_tokens_per_turn: int = 256
+    token_budget: int = 4096
+    context_limit: int = 8192
+    wall_time: float = 300.0
+    command_timeout: float = 20.0
+    threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
+    label: str | None = None
+    out_dir: str | None = None
+    name: str | None = None
+    trajectories: str | None = field(default=None, metadata={"help": "folder to save each run's trajectory in"})
+    bootstrap_samples: int = BOOTSTRAP_SAMPLES
+
+
+def check_config(cfg: CodingConfig) -> None:
+    if cfg.samples < 1:
+        raise ConfigError(f"samples must be >= 1, got {cfg.samples}")
+    if cfg.samples > 1 and cfg.temperature <= 0:
+        raise ConfigError(f"--samples {cfg.samples} with temperature {cfg.temperature} gives identical greedy runs: "
+                          "pass --temperature 0.7 (or another value > 0)")
+    if cfg.max_turns < 1 or cfg.max_tokens_per_turn < 1:
+        raise ConfigError("max_turns and max_tokens_per_turn must be >= 1")
+
+
+def agent_config(cfg: CodingConfig):
+    from nanoagent.agent.loop import AgentConfig
+
+    return AgentConfig(max_turns=cfg.max_turns, max_tokens_per_turn=cfg.max_tokens_per_turn,
+                       context_limit=cfg.context_limit, token_budget=cfg.token_budget, wall_time=cfg.wall_time,
+                       command_timeout=cfg.command_timeout, temperature=cfg.temperature, seed=cfg.seed,
+                       diff_every_step=False)
+
+
+def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | Path | None = None) -> list[dict]:
+    """`samples` agent runs on one task, each judged by `evaluate(task, trajectory)`; one row per run."""
+    from nanoagent.agent.loop import run_agent, run_agents
+    from nanoagent.agent.sandbox import Workspace
+
+    spaces = [Workspace(task.repo) for _ in range(samples)]
+    paths = [Path(traj_dir) / f"{task.id}.{i}.json" for i in range(samples)] if traj_dir else None
+    try:
+        meta = {"task": task.id}
+        if samples == 1:
+            if paths:
+                config.trajectory_path = str(paths[0])
+            trajs = [run_agent(backend, spaces[0], task.statement, config, meta=meta)]
+        else:
+            trajs = run_agents(backend, spaces, task.statement, config, paths=paths, meta=meta)
+    finally:
+        for ws in spaces:
+            ws.close()
+    rows = []
+    for i, traj in enumerate(trajs):
+        try:
+            outcome = evaluate(task, traj)
+            success = bool(outcome.success)
+            detail = outcome.to_dict() if hasattr(outcome, "to_dict") else {}
+        except Exception as e:  # a judge failure is recorded on the row, never a crash of the whole eval
+            success, detail = False, {"error": f"evaluate failed: {type(e).__name__}: {e}"}
+        rows.append({"task": task.id, "sample": i, "success": success, "exit_status": traj.exit_status,
+                     "exit_message": traj.exit_message[:300], "turns": len(traj.steps),
+                     "completion_tokens": traj.tokens["completion"], "prompt_tokens": traj.tokens["prompt"],
+                     "seconds": traj.seconds, "diff_lines": len(traj.diff.splitlines()),
+                     "error": (detail.get("error") or "")[:300], "patch_applied": detail.get("patch_applied")})
+    return rows
+
+
+def summarize(rows: list[dict], samples: int, seconds: float, n_boot: int = BOOTSTRAP_SAMPLES,
+              seed: int = 0) -> dict:
+    by_task: dict[str, list[bool]] = {}
+    for r in rows:
+        by_task.setdefault(r["task"], []).append(r["success"])
+    ks = sorted({1, samples})
+    ci = bootstrap_ci([r["success"] for r in rows], samples=n_boot, seed=seed)
+    return {"tasks": len(by_task), "runs": len(rows), "resolved_rate": mean(r["success"] for r in rows),
+            "resolved_ci95": list(ci) if ci else None,
+            "pass_at_k": {str(k): mean(pass_at_k(len(v), sum(v), k) for v in by_task.values()) for k in ks},
+            "mean_turns": mean(r["turns"] for r in rows),
+            "mean_completion_tokens": mean(r["completion_tokens"] for r in rows),
+            "exit_statuses": dict(Counter(r["exit_status"] for r in rows)),
+            "seconds": round(seconds, 3), "tasks_per_s": round(len(by_task) / seconds, 5) if seconds > 0 else None}
+
+
+def main(argv=None) -> int:
+    try:
+        cfg = parse_config(CodingConfig, argv, description="Coding-task eval: the agent on repo-local tasks")
+        check_config(cfg)
+        from nanoagent.tasks import TaskError, evaluate, load_tasks
+
+        try:
+            tasks = load_tasks(cfg.tasks)[:cfg.limit]
+        except (TaskError, OSError) as e:
+            raise ConfigError(f"could not load tasks {cfg.tasks!r}: {e}") from None
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from nanoagent.agent.backends import BackendError, backend_kind, load_backend
+
+    try:
+        options = {"n_threads": cfg.threads} if cfg.threads and backend_kind(cfg.model) == "llamacpp" else {}
+        backend = load_backend(cfg.model, **options)
+    except (BackendError, OSError, ValueError) as e:
+        print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
+        return 2
+    desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
+    run = new_run("coding", cfg.model, desc, asdict(cfg) | {"task_ids": [t.id for t in tasks]}, cfg.label)
+    from tqdm import tqdm
+
+    rows, t0 = [], time.perf_counter()
+    for task in tqdm(tasks, desc="coding eval", unit="task", file=sys.stderr):
+        rows += run_task(backend, task, evaluate, agent_config(cfg), cfg.samples, cfg.trajectories)
+    seconds = time.perf_counter() - t0
+    metrics = summarize(rows, cfg.samples, seconds, cfg.bootstrap_samples, cfg.seed)
+    run["suites"][f"coding:{cfg.tasks}"] = {"metrics": metrics, "items": rows}
+    run["throughput"] = {"items": len(tasks), "seconds": round(seconds, 3), "items_per_s": metrics["tasks_per_s"]}
+    path = save_run(run, cfg.out_dir, cfg.name)
+    print(f"resolved {metrics['resolved_rate']:.3f} over {metrics['runs']} runs of {metrics['tasks']} tasks; "
+          f"pass@k {metrics['pass_at_k']}; mean turns {metrics['mean_turns']:.1f}; exits {metrics['exit_statuses']}",
+          file=sys.stderr)
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Score one model reply on one eval item: did it call, is the call well-formed and schema-valid, is it right.
+
+    outcome = score_reply(text, item)   # {"has_call", "valid", "correct", "kind", "message", "calls"}
+
+`has_call`: the reply tries a tool call (a <tool_call> tag is in it, broken or not).
+`valid`: the reply parses with nanoagent.toolcall.parse against the offered tools (known tool names, arguments
+fitting each JSON Schema) and holds at least one call.
+`correct`: eval.checker against the item's answers (BFCL's conventions decide accuracy). A reply the parser rejects
+is never a crash: broken structure (unclosed_tag, not_json, unknown_tool) is never correct and its `kind` is the
+parser's; well-formed calls whose arguments break the offered JSON Schema (bad_arguments: e.g. a value outside an
+enum, which BFCL does not check) are not `valid`, the checker still decides `correct`, and `schema_error` says why.
+
+Stricter than BFCL on purpose: for irrelevance, BFCL counts output it cannot decode as abstaining; here a broken
+tool call is still an attempt to call, so it is wrong.
+
+Left out: partial credit.
+"""
+
+from __future__ import annotations
+
+from eval.checker import check_calls
+from eval.suites import EvalItem
+from nanoagent.toolcall import OPEN, BadArgumentsError, ToolCallError, parse
+
+
+def score_reply(text: str, item: EvalItem) -> dict:
+    has_call = OPEN in text
+    try:
+        reply, valid = parse(text, item.tools), True
+    except BadArgumentsError as e:  # well-formed calls whose arguments break the JSON Schema: the checker decides
+        reply, valid, schema_error = parse(text, None), False, e
+    except ToolCallError as e:
+        return {"has_call": has_call, "valid": False, "correct": False, "kind": e.kind, "message": str(e)[:300],
+                "calls": []}
+    calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in reply.tool_calls]
+    check = check_calls(reply.tool_calls, item.answers, item.functions, expect_call=item.expect == "any_call")
+    out = {"has_call": bool(calls) or has_call, "valid": valid and bool(calls), "correct": check.correct,
+           "kind": check.kind, "message": check.message, "calls": calls}
+    if not valid:
+        out["schema_error"] = str(schema_error)[:300]
+        if not check.correct:
+            out["kind"] = f"{check.kind}+bad_arguments"
+    return out

@@ -1,0 +1,42 @@
+"""Summary statistics for eval runs: shares with 95% bootstrap intervals, and the unbiased pass@k estimator.
+
+    bootstrap_ci([1, 0, 1, 1], seed=0)   # -> (low, high) of the mean, percentile bootstrap
+    pass_at_k(n=5, c=2, k=1)             # 1 - C(n-c, k) / C(n, k)
+
+Left out: stratified or paired bootstraps (comparing two runs item by item).
+"""
+
+from __future__ import annotations
+
+import random
+from math import comb
+
+BOOTSTRAP_SAMPLES = 2000
+
+
+def mean(values) -> float | None:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+def bootstrap_ci(values, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.95,
+                 seed: int = 0) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean of `values` (0/1 outcomes or scores); None when empty."""
+    values = [float(v) for v in values]
+    n = len(values)
+    if n == 0:
+        return None
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(samples))
+    lo = means[int((1 - level) / 2 * samples)]
+    hi = means[min(samples - 1, int((1 + level) / 2 * samples))]
+    return lo, hi
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Chance that at least one of k samples drawn from n (c of them correct) is correct."""
+    if not 0 <= c <= n or k < 1 or k > n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)

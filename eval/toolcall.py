@@ -1,0 +1,216 @@
+"""Tool-calling eval: BFCL categories read offline and our validation split, on any model backend.
+
+Run:
+    python -m eval.toolcall --model embedded-gguf --suites core --limit 20
+    python -m eval.toolcall --model runs/dft-1 --suites simple_python,irrelevance,valid --max-tokens 96
+    python -m eval.toolcall --model http://127.0.0.1:8080/v1 --suites all --label grpo-server
+    python -m eval.toolcall --config my_eval.yaml --limit 5
+
+`--model` is anything nanoagent.agent.backends.load_backend takes: `embedded` (MLX), `embedded-gguf` (llama.cpp),
+an MLX folder or run, a .gguf file, an OpenAI-compatible URL. `--suites` takes suite names or groups (see
+eval/suites.py: all, bfcl, core, live, valid, valid:PATH). The backend renders each prompt with the shared renderer,
+so eval sees exactly what training saw. Per suite: the share of replies with a tool call, the share that are
+schema-valid, accuracy with a 95% bootstrap interval, failure kinds, items per second; per item: the reply and its
+outcome. One versioned JSON file per run lands in eval/results/ (see eval/results.py), with the resolved settings
+and the machine; it is rewritten after every suite ("complete": false until the last one), so a cut-off run keeps
+what it finished; `python -m eval.report` compares runs.
+
+From Python (e.g. the trainer's held-out check):
+    from eval.toolcall import evaluate_model
+    summary = evaluate_model(model, tokenizer, "valid:data/default/valid.jsonl", limit=16, max_tokens=96)
+    summary["metrics"]["accuracy"], summary["metrics"]["valid_rate"]
+
+Errors before any work starts: unknown suite, missing bfcl-eval (with the install command), malformed data file,
+a model that can't be loaded. A reply the parser rejects is scored invalid; a backend failure on one item is
+recorded as kind "backend_error" on that item and counted.
+
+Left out: grammar-constrained decoding (measure the model as trained), multi-turn BFCL categories.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from eval.config import ConfigError, parse_config
+from eval.results import new_run, save_run
+from eval.scoring import score_reply
+from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
+from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items
+
+REPLY_CHARS = 600  # reply text kept per item in the result file
+
+
+@dataclass
+class ToolcallConfig:
+    model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
+    suites: list[str] = field(default_factory=lambda: ["all"], metadata={"help": "suites or groups, comma-separated"})
+    limit: int | None = field(default=None, metadata={"help": "first N items of each suite"})
+    max_tokens: int = field(default=128, metadata={"help": "new tokens per reply"})
+    temperature: float = 0.0
+    seed: int = 0
+    batch_size: int = field(default=8, metadata={"help": "replies generated together (MLX backend only)"})
+    threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
+    label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
+    out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
+    name: str | None = field(default=None, metadata={"help": "result file name without .json"})
+    bootstrap_samples: int = BOOTSTRAP_SAMPLES
+
+
+def generate(backend, items: list[EvalItem], *, max_tokens: int, temperature: float, seed: int,
+             batch_size: int = 1, progress=None) -> list[dict]:
+    """One reply per item: {"text", "completion_tokens", "finish_reason"} or {"error"} when the backend failed."""
+    batched = getattr(backend, "complete_batch", None) if batch_size > 1 else None
+    out = []
+    step = batch_size if batched else 1
+    for start in range(0, len(items), step):
+        chunk = items[start:start + step]
+        try:
+            if batched:
+                comps = batched([(it.messages, it.tools) for it in chunk], max_tokens=max_tokens,
+                                temperature=temperature, seed=seed + start)
+            else:
+                comps = [backend.complete(chunk[0].messages, chunk[0].tools, max_tokens=max_tokens,
+                                          temperature=temperature, seed=seed + start)]
+            out += [{"text": c.text, "completion_tokens": c.completion_tokens, "finish_reason": c.finish_reason}
+                    for c in comps]
+        except Exception as e:  # one failing prompt (e.g. longer than the context) is recorded, not fatal
+            if len(chunk) > 1:  # retry the chunk one by one so only the culprit is lost
+                out += generate(backend, chunk, max_tokens=max_tokens, temperature=temperature, seed=seed + start)
+            else:
+                out.append({"error": f"{type(e).__name__}: {str(e)[:300]}"})
+        if progress is not None:
+            progress(len(chunk))
+    return out
+
+
+def summarize(outcomes: list[dict], seconds: float, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict:
+    n = len(outcomes)
+    correct = [o["correct"] for o in outcomes]
+    ci = bootstrap_ci(correct, samples=samples, seed=seed)
+    tokens = [o.get("completion_tokens", 0) for o in outcomes]
+    return {"n": n, "call_rate": mean(o["has_call"] for o in outcomes),
+            "valid_rate": mean(o["valid"] for o in outcomes),
+            "accuracy": mean(correct), "accuracy_ci95": list(ci) if ci else None,
+            "kinds": dict(Counter(o["kind"] for o in outcomes)), "mean_completion_tokens": mean(tokens),
+            "seconds": round(seconds, 3), "items_per_s": round(n / seconds, 4) if seconds > 0 else None}
+
+
+def run_suite(backend, items: list[EvalItem], *, max_tokens: int = 128, temperature: float = 0.0, seed: int = 0,
+              batch_size: int = 1, samples: int = BOOTSTRAP_SAMPLES, progress=None) -> dict:
+    """Generate, score and summarise one suite: {"metrics": {...}, "items": [per-item outcome]}."""
+    t0 = time.perf_counter()
+    replies = generate(backend, items, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                       batch_size=batch_size, progress=progress)
+    seconds = time.perf_counter() - t0
+    outcomes = []
+    for item, rep in zip(items, replies):
+        if "error" in rep:
+            o = {"has_call": False, "valid": False, "correct": False, "kind": "backend_error",
+                 "message": rep["error"], "calls": []}
+        else:
+            o = score_reply(rep["text"], item)
+            o.update(reply=rep["text"][:REPLY_CHARS], completion_tokens=rep["completion_tokens"],
+                     finish_reason=rep["finish_reason"])
+        outcomes.append({"id": item.id, "expect": item.expect, **o})
+    return {"metrics": summarize(outcomes, seconds, samples, seed), "items": outcomes}
+
+
+def evaluate_model(model, tokenizer, suite="valid", *, limit: int | None = 16, max_tokens: int = 96,
+                   batch_size: int = 8) -> dict:
+    """An in-memory mlx-lm model on one suite (greedy); what the trainer's held-out check calls.
+
+    `suite` is a suite name (e.g. "valid:PATH", "simple_python") or a list of records (Record or dicts) already
+    in memory. Returns {"metrics", "items", "dropped"}."""
+    from nanoagent.agent.backends.mlx_backend import MLXBackend
+
+    if isinstance(suite, str):
+        items, dropped = load_suite(suite, limit=limit)
+    else:
+        items, dropped = records_to_items(suite, limit=limit)
+    was_training = getattr(model, "training", False)
+    model.eval()
+    try:
+        result = run_suite(MLXBackend(model, tokenizer, reuse_prompt_cache=False), items, max_tokens=max_tokens,
+                           batch_size=batch_size)
+    finally:
+        if was_training:
+            model.train()
+    result["dropped"] = dict(dropped)
+    return result
+
+
+def _set_throughput(run: dict) -> None:
+    items = sum(s["metrics"]["n"] for s in run["suites"].values())
+    secs = sum(s["metrics"]["seconds"] for s in run["suites"].values())
+    run["throughput"] = {"items": items, "seconds": round(secs, 3),
+                         "items_per_s": round(items / secs, 4) if secs else None}
+
+
+def _print_table(run: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{run['label']} ({run['model']['backend']})")
+    for col in ("suite", "n", "call", "valid", "accuracy", "95% CI", "items/s", "top failure"):
+        table.add_column(col)
+    for name, s in run["suites"].items():
+        m = s["metrics"]
+        fails = Counter({k: v for k, v in m["kinds"].items() if k != "ok"}).most_common(1)
+        ci = m["accuracy_ci95"]
+        table.add_row(name, str(m["n"]), f"{m['call_rate']:.2f}", f"{m['valid_rate']:.2f}", f"{m['accuracy']:.3f}",
+                      f"{ci[0]:.2f}-{ci[1]:.2f}" if ci else "-", str(m["items_per_s"]),
+                      f"{fails[0][0]} ({fails[0][1]})" if fails else "-")
+    Console(stderr=True).print(table)
+
+
+def main(argv=None) -> int:
+    try:
+        cfg = parse_config(ToolcallConfig, argv, description="Tool-calling eval (BFCL offline + validation split)")
+        suites = expand_suites(cfg.suites)
+        loaded = {}
+        for name in suites:  # every data file is read (and checked) before the model loads
+            items, dropped = load_suite(name, limit=cfg.limit)
+            if not items:
+                raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
+            loaded[name] = (items, dropped)
+    except (ConfigError, SuiteError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from nanoagent.agent.backends import BackendError, backend_kind, load_backend
+
+    try:
+        options = {"n_threads": cfg.threads} if cfg.threads and backend_kind(cfg.model) == "llamacpp" else {}
+        backend = load_backend(cfg.model, **options)
+    except (BackendError, OSError, ValueError) as e:
+        print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
+        return 2
+    desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
+    run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, cfg.label)
+    run["complete"] = False
+    from tqdm import tqdm
+
+    total = sum(len(items) for items, _ in loaded.values())
+    with tqdm(total=total, desc="tool-call eval", unit="item", file=sys.stderr) as bar:
+        for name, (items, dropped) in loaded.items():
+            bar.set_postfix_str(name)
+            result = run_suite(backend, items, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
+                               batch_size=cfg.batch_size, samples=cfg.bootstrap_samples, progress=bar.update)
+            run["suites"][name] = {"dropped": dict(dropped), **result}
+            _set_throughput(run)
+            save_run(run, cfg.out_dir, cfg.name)  # after every suite: a cut-off run keeps what it finished
+    run["complete"] = True
+    path = save_run(run, cfg.out_dir, cfg.name)
+    _print_table(run)
+    for name, (_, dropped) in loaded.items():
+        if dropped:
+            print(f"{name}: dropped {sum(dropped.values())} items: {dict(dropped)}", file=sys.stderr)
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

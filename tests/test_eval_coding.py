@@ -1,0 +1,106 @@
+"""eval.coding on a tiny task of our own with a scripted model: the real sandbox, the real judge, pass@k, the
+result file and the bad-input errors.
+
+Run: .venv/bin/python -m pytest -q tests/test_eval_coding.py
+"""
+
+
+import nanoagent  # noqa: F401
+import pytest
+
+from eval import coding
+from eval.results import load_runs
+from eval.stats import pass_at_k
+from nanoagent.agent.backend import ScriptedBackend
+from nanoagent.tasks import evaluate, load_task
+from nanoagent.toolcall import format_tool_call
+
+FIX = format_tool_call("apply_patch", {"file": "calc.py", "search": "a - b", "replace": "a + b"})
+
+
+@pytest.fixture
+def task(tmp_path):
+    folder = tmp_path / "tasks" / "tiny_add"
+    (folder / "repo").mkdir(parents=True)
+    (folder / "repo" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (folder / "repo" / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n")
+    (folder / "task.yaml").write_text("id: tiny_add\nsplit: held-out\nstatement: add() subtracts; make it add.\n"
+                                      "test_command: python -m unittest -q\ntest_files: [test_calc.py]\n")
+    (folder / "reference.patch").write_text("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n"
+                                            "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n")
+    return load_task(folder)
+
+
+def config(**kw):
+    return coding.agent_config(coding.CodingConfig(max_turns=3, **kw))
+
+
+def test_a_fixing_run_succeeds_and_a_giving_up_run_fails(task):
+    rows = coding.run_task(ScriptedBackend([FIX, "Fixed."]), task, evaluate, config())
+    assert rows[0]["success"] and rows[0]["exit_status"] == "answered" and rows[0]["turns"] == 2
+    rows = coding.run_task(ScriptedBackend(["I cannot do that."]), task, evaluate, config())
+    assert not rows[0]["success"] and rows[0]["turns"] == 1
+
+
+def test_budgets_end_runs_and_are_reported(task):
+    look = format_tool_call("shell", {"cmd": "ls"})
+    rows = coding.run_task(ScriptedBackend([look] * 5), task, evaluate, config())
+    assert rows[0]["exit_status"] == "max_turns" and rows[0]["turns"] == 3 and not rows[0]["success"]
+
+
+def test_samples_and_pass_at_k(task):
+    # two samples in lockstep: the scripted backend answers them in turn (sample 0 fixes, sample 1 gives up)
+    backend = ScriptedBackend([FIX, "No.", "Done."])
+    rows = coding.run_task(backend, task, evaluate, config(temperature=0.7), samples=2)
+    assert [r["success"] for r in rows] == [True, False]
+    m = coding.summarize(rows, samples=2, seconds=1.0)
+    assert m["resolved_rate"] == 0.5 and m["pass_at_k"] == {"1": 0.5, "2": 1.0}
+    assert m["exit_statuses"] == {"answered": 2}
+
+
+def test_pass_at_k_estimator():
+    assert pass_at_k(5, 0, 1) == 0.0 and pass_at_k(5, 5, 3) == 1.0
+    assert pass_at_k(4, 1, 1) == pytest.approx(0.25)
+    assert pass_at_k(4, 1, 2) == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        pass_at_k(2, 3, 1)
+
+
+def test_a_judge_failure_is_recorded_not_raised(task):
+    def broken(task, traj):
+        raise RuntimeError("judge down")
+
+    rows = coding.run_task(ScriptedBackend(["ok"]), task, broken, config())
+    assert rows[0]["success"] is False and "judge down" in rows[0]["error"]
+
+
+def test_main_writes_a_result_file(task, tmp_path, monkeypatch):
+    import nanoagent.agent.backends as backends
+
+    monkeypatch.setattr(backends, "load_backend", lambda spec, **kw: ScriptedBackend([FIX, "Fixed."]))
+    out = tmp_path / "results"
+    assert coding.main(["--model", "embedded", "--tasks", str(task.folder.parent), "--out-dir", str(out),
+                        "--label", "scripted", "--max-turns", "3"]) == 0
+    runs, skipped = load_runs(out)
+    assert not skipped and runs[0]["kind"] == "coding" and runs[0]["label"] == "scripted"
+    suite = runs[0]["suites"][f"coding:{task.folder.parent}"]
+    assert suite["metrics"]["resolved_rate"] == 1.0 and suite["items"][0]["task"] == "tiny_add"
+    assert runs[0]["machine"]["cores"] and runs[0]["settings"]["max_turns"] == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--tasks", "no/such/folder"], "could not load tasks"),
+    (["--samples", "3"], "identical greedy runs"),
+    (["--samples", "0"], "samples must be >= 1"),
+    (["--max-turns", "lots"], "not a valid int"),
+])
+def test_bad_input_fails_before_any_model_loads(argv, message, capsys):
+    assert coding.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_model_that_cannot_load_is_a_clear_error(task, capsys):
+    assert coding.main(["--model", "/no/such/model.gguf", "--tasks", str(task.folder)]) == 2
+    assert "could not load model" in capsys.readouterr().err

@@ -1,0 +1,148 @@
+"""eval.toolcall end to end: scripted replies scored into metrics and a versioned result file, backend failures
+recorded per item, the batched MLX path on a tiny random llama, bad input refused before the model loads, and
+eval.report rendering the runs.
+
+Run: .venv/bin/python -m pytest -q tests/test_eval_toolcall.py
+"""
+
+import json
+
+import nanoagent  # noqa: F401
+import pytest
+
+from eval import report, toolcall
+from eval.results import load_runs
+from eval.stats import bootstrap_ci
+from eval.suites import load_valid
+from nanoagent.agent.backend import Completion, ScriptedBackend
+from nanoagent.toolcall import format_tool_call
+
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+
+
+@pytest.fixture
+def valid_file(tmp_path):
+    rows = [{"messages": [{"role": "user", "content": f"Weather in {c}?"},
+                          {"role": "assistant", "content": "", "tool_calls": [
+                              {"function": {"name": "get_weather", "arguments": {"city": c}}}]}],
+             "tools": TOOLS, "meta": {"id": c}} for c in ("Paris", "Rome", "Oslo")]
+    rows.append({"messages": [{"role": "user", "content": "Hi!"}, {"role": "assistant", "content": "Hello."}],
+                 "tools": TOOLS, "meta": {"id": "hi"}})
+    path = tmp_path / "valid.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+REPLIES = [format_tool_call("get_weather", {"city": "Paris"}),      # right
+           format_tool_call("get_weather", {"city": "Lyon"}),       # valid, wrong value
+           "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}",  # unclosed: invalid
+           "Hello there!"]                                           # right: no call
+
+
+def test_run_suite_scores_and_summarises(valid_file):
+    items, _ = load_valid(valid_file)
+    result = toolcall.run_suite(ScriptedBackend(REPLIES), items, max_tokens=32)
+    m = result["metrics"]
+    assert [o["correct"] for o in result["items"]] == [True, False, False, True]
+    assert m["n"] == 4 and m["accuracy"] == 0.5 and m["call_rate"] == 0.75 and m["valid_rate"] == 0.5
+    assert m["kinds"] == {"ok": 2, "wrong_value": 1, "unclosed_tag": 1}
+    lo, hi = m["accuracy_ci95"]
+    assert 0 <= lo < 0.5 < hi <= 1
+
+
+def test_bootstrap_interval_narrows_with_more_items():
+    small, big = bootstrap_ci([1, 0] * 5), bootstrap_ci([1, 0] * 200)
+    assert small[0] < big[0] < 0.5 < big[1] < small[1]
+    assert bootstrap_ci([]) is None and bootstrap_ci([1, 1, 1]) == (1.0, 1.0)
+
+
+class Flaky:
+    """Fails on the second prompt, like a prompt longer than the context."""
+
+    def __init__(self):
+        self.n = 0
+
+    def complete(self, messages, tools, *, max_tokens, temperature, seed):
+        self.n += 1
+        if self.n == 2:
+            raise RuntimeError("prompt too long")
+        return Completion(text="Hello.", completion_tokens=2)
+
+
+def test_a_backend_failure_is_recorded_on_its_item(valid_file):
+    items, _ = load_valid(valid_file)
+    result = toolcall.run_suite(Flaky(), items)
+    kinds = [o["kind"] for o in result["items"]]
+    assert kinds[1] == "backend_error" and "prompt too long" in result["items"][1]["message"]
+    assert len(kinds) == 4
+
+
+def test_batched_mlx_path_on_a_tiny_model(valid_file, tiny_tok):
+    from nanoagent.testing import tiny_llama, tok_vocab_size
+
+    model = tiny_llama(tok_vocab_size(tiny_tok))
+    result = toolcall.evaluate_model(model, tiny_tok, f"valid:{valid_file}", limit=None, max_tokens=6, batch_size=3)
+    assert result["metrics"]["n"] == 4 and len(result["items"]) == 4
+    assert all(o["completion_tokens"] <= 6 and o["kind"] != "backend_error" for o in result["items"])
+    rows = [json.loads(line) for line in valid_file.read_text().splitlines()]
+    again = toolcall.evaluate_model(model, tiny_tok, rows, limit=2, max_tokens=6, batch_size=1)
+    assert again["metrics"]["n"] == 2 and [o["reply"] for o in again["items"]] == \
+        [o["reply"] for o in result["items"][:2]]   # greedy: batched and one-by-one agree
+
+
+def test_main_writes_a_versioned_result_and_the_report_renders(valid_file, tmp_path, monkeypatch):
+    import nanoagent.agent.backends as backends
+
+    monkeypatch.setattr(backends, "load_backend", lambda spec, **kw: ScriptedBackend(list(REPLIES)))
+    out = tmp_path / "results"
+    for label in ("base", "dft"):
+        assert toolcall.main(["--model", "embedded", "--suites", f"valid:{valid_file}", "--out-dir", str(out),
+                              "--label", label, "--name", f"toolcall_{label}"]) == 0
+    (out / "notes.json").write_text("{}")
+    runs, skipped = load_runs(out)
+    assert [r["label"] for r in runs] == ["base", "dft"] and len(skipped) == 1
+    run = runs[0]
+    assert run["format"] == "nanoagent-eval" and run["version"] == 1 and run["kind"] == "toolcall"
+    assert run["machine"]["python"] and run["settings"]["suites"] == [f"valid:{valid_file}"]
+    assert run["suites"][f"valid:{valid_file}"]["items"][0]["id"] == "Paris"
+
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- eval-table:start -->\nold\n<!-- eval-table:end -->\nrest\n")
+    assert report.main(["--results", str(out), "--out", str(tmp_path / "rep"), "--readme", str(readme)]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| base |" in md and "| dft |" in md and "50.0" in md
+    assert (tmp_path / "rep" / "toolcall_accuracy.png").stat().st_size > 1000
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("rest\n") and "old" not in text and "| dft |" in text
+
+
+def test_report_errors(tmp_path, capsys):
+    assert report.main(["--results", str(tmp_path / "none")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert report.main(["--results", str(tmp_path / "empty")]) == 2
+    assert "no eval results" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--suites", "simple_rust"], "unknown suite 'simple_rust'"),
+    (["--suites", "valid:/no/such.jsonl"], "does not exist"),
+    (["--limit", "x"], "not a valid int"),
+    (["--suites", "valid", "--config", "/no/such.yaml"], "config file"),
+])
+def test_bad_input_fails_before_the_model_loads(argv, message, capsys):
+    assert toolcall.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_yaml_key_names_the_closest(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("max_token: 5\n")
+    assert toolcall.main(["--config", str(cfg)]) == 2
+    assert "did you mean 'max_tokens'" in capsys.readouterr().err
+
+
+def test_a_model_that_cannot_load_is_a_clear_error(valid_file, capsys):
+    assert toolcall.main(["--model", "/no/such/model.gguf", "--suites", f"valid:{valid_file}"]) == 2
+    assert "could not load model" in capsys.readouterr().err
