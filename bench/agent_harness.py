@@ -21,19 +21,18 @@ import nanoagent  # noqa: F401
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 
 from nanoagent.agent.backend import ScriptedBackend
 from nanoagent.agent.loop import AgentConfig, run_agent
 from nanoagent.agent.sandbox import Workspace
 from nanoagent.toolcall import format_tool_call
+from bench.machine import machine_info  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample_repo"
@@ -41,24 +40,9 @@ COMMANDS = ["cat calc.py", "ls -la", "python -c pass"]
 
 
 def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = {}
-    for pkg in ("mlx", "mlx-lm", "llama-cpp-python", "transformers", "tokenizers", "jsonschema"):
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = None
     bwrap = shutil.which("bwrap")
     bwrap_version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip() if bwrap else None
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(), "python": sys.version.split()[0],
-            "packages": versions, "bubblewrap": bwrap_version, "euid": os.geteuid(),
+    return {**machine_info(), "bubblewrap": bwrap_version, "euid": os.geteuid(),
             "load_average_start": os.getloadavg()}
 
 

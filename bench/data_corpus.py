@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import platform
 import random
 import re
-import subprocess
-import sys
-from importlib import metadata
+from bench.machine import machine_info  # noqa: E402
 
 SYLLABLES = ("ka ri to mu ne sa lo pe vi da ru mi ko te na zu ha gi bo fe ya lu ce jo wa xi qu pa ti no "
              "se ma re do ku li fa be go hu").split()
@@ -112,23 +109,4 @@ def xlam_rows(n: int, seed: int = 0, exact_dup: float = 0.03, near_dup: float = 
 
 
 def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = cpu or subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
-                                    text=True).stdout.strip()
-    import os
-
-    versions = {}
-    for pkg in ("datasets", "datasketch", "tokenizers", "transformers", "numpy", "xxhash", "pyarrow", "jsonschema"):
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = None
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
-            "cores_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-            "python": sys.version.split()[0], "packages": versions}
+    return machine_info()

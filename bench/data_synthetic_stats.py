@@ -14,10 +14,7 @@ import nanoagent  # noqa: F401  (before anything that may import mlx)
 
 import argparse
 import collections
-import importlib.metadata as md
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -25,25 +22,11 @@ from pathlib import Path
 from data_recipes.synthetic import generate
 from data_recipes.synthetic.catalogue import by_domain, catalogue
 from data_recipes.synthetic.stats import summarize
+from bench.machine import machine_info  # noqa: E402
 
 
 def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = {}
-    for pkg in ("transformers", "tokenizers", "jsonschema", "mlx", "mlx-lm"):
-        try:
-            versions[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            versions[pkg] = None
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
-            "python": sys.version.split()[0], "packages": versions}
+    return machine_info()
 
 
 def best_of(k: int, fn):

@@ -25,7 +25,6 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import nanoagent  # noqa: E402  (OpenBLAS before mlx)
 import numpy as np  # noqa: E402
+from bench.machine import machine_info  # noqa: E402
 
 
 @dataclass
@@ -51,26 +51,7 @@ class GenerationBenchConfig:
 
 
 def machine() -> dict:
-    import importlib.metadata as md
-
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = {}
-    for pkg in ("mlx", "mlx-lm", "llama_cpp_python", "numpy", "transformers", "tokenizers"):
-        try:
-            versions[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            versions[pkg] = None
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version(), "packages": versions,
-            "openblas": nanoagent.blas.state.get("status"),
-            "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None}
+    return {**machine_info(), "load_average_start": os.getloadavg()}
 
 
 def copy_bandwidth(mib: int, repeats: int = 5) -> float:

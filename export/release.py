@@ -16,7 +16,6 @@ Left out: uploading (export.hub) and model-index eval metadata.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -24,18 +23,11 @@ import tempfile
 from pathlib import Path
 
 from export.source import ExportError, Source
+from nanoagent.models import sha256_file
 
 MODEL_SKIP = ("nanoagent-manifest.json",)  # cache bookkeeping, not part of the model
 TRAINING_FILES = ("config.yaml", "summary.json", "validity.json", "data_stats.json", "metrics.jsonl", "loss.png")
 MARKER = "release.json"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def check_out_folder(out: Path) -> Path:
@@ -108,7 +100,7 @@ def assemble(cfg, source: Source, out: Path, export_gguf, say=print) -> dict:
             say("no run folder: the release has no training config or eval results (the model is not a fine-tune)")
         card = model_card(cfg, source, gguf_name, training, evals, record.get("parity"))
         (tmp / "README.md").write_text(card)
-        files = {str(p.relative_to(tmp)): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        files = {str(p.relative_to(tmp)): {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
                  for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {"repo_id": cfg.repo_id, "source": str(source.folder), "gguf": gguf_name,
                     "model_files": copied, "files": files}

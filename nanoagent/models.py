@@ -62,7 +62,7 @@ def embedded_gguf() -> Path:
     return path
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 22), b""):
@@ -87,7 +87,7 @@ def converted_folder(gguf_path: str | Path, verbose: bool = True) -> Path:
     gguf_path = Path(gguf_path)
     if not gguf_path.is_file():
         raise ModelLoadError(f"GGUF file not found: {gguf_path}")
-    digest = _sha256(gguf_path)
+    digest = sha256_file(gguf_path)
     name = gguf_path.name.removesuffix(".gguf").lower()
     folder = cache_root() / "models" / f"{name}-{digest[:12]}"
     if cache_is_complete(folder):
