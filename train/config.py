@@ -183,14 +183,19 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
     path = args.pop("config", None)
     cfg = DFTConfig()
     if path:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config file {path} does not exist")
-        data = yaml.safe_load(p.read_text()) or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: a config file must be a YAML mapping of key: value")
-        cfg = from_dict(data, cfg, source=str(path))
+        cfg = from_dict(read_yaml_mapping(path), cfg, source=str(path))
     return from_dict(args, cfg, source="command line")
+
+
+def read_yaml_mapping(path: str | Path) -> dict:
+    """A YAML config file as a dict, or a ConfigError that names the file (shared with train.grpo_config)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    data = yaml.safe_load(p.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config file must be a YAML mapping of key: value")
+    return data
 
 
 def to_dict(cfg: DFTConfig) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from train.config import ConfigError, _base_type, _coerce
+from train.config import ConfigError, _base_type, _coerce, read_yaml_mapping
 
 CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
 
@@ -168,13 +168,7 @@ def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
     path = args.pop("config", None)
     cfg = GRPOConfig()
     if path:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config file {path} does not exist")
-        data = yaml.safe_load(p.read_text()) or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: a config file must be a YAML mapping of key: value")
-        cfg = from_dict(data, cfg, source=str(path))
+        cfg = from_dict(read_yaml_mapping(path), cfg, source=str(path))
     return from_dict(args, cfg, source="command line")
 
 
