@@ -243,6 +243,9 @@ class Workspace:
             return shell
         host_tmp = Path(tempfile.gettempdir()).resolve()
         argv = [self.bwrap, "--ro-bind", "/", "/", "--tmpfs", str(host_tmp)]
+        prefix = Path(sys.prefix).resolve()
+        if host_tmp in prefix.parents:  # a venv under /tmp (a fresh clone there): keep python visible, read-only
+            argv += ["--ro-bind", str(prefix), str(prefix)]
         if host_tmp not in self.base.parents:
             argv += ["--tmpfs", str(self.base)]  # hide pristine/ wherever the base folder is
         argv += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp), str(self.tmp),
