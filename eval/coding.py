@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, parse_config
+from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import new_run, save_run
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 
@@ -134,13 +134,10 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    from nanoagent.agent.backends import BackendError, backend_kind, load_backend
-
     try:
-        options = {"n_threads": cfg.threads} if cfg.threads and backend_kind(cfg.model) == "llamacpp" else {}
-        backend = load_backend(cfg.model, **options)
-    except (BackendError, OSError, ValueError) as e:
-        print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
+        backend = load_eval_backend(cfg)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
     run = new_run("coding", cfg.model, desc, asdict(cfg) | {"task_ids": [t.id for t in tasks]}, cfg.label)

@@ -90,3 +90,14 @@ def parse_config(cls, argv=None, description: str = ""):
         if given is not None:
             values[name] = _coerce(name, given, _kind(hints[name]))
     return cls(**values)
+
+
+def load_eval_backend(cfg):
+    """The backend for `cfg.model` (`cfg.threads` goes to llama.cpp); a ConfigError that names the model if it fails."""
+    from nanoagent.agent.backends import BackendError, backend_kind, load_backend
+
+    try:
+        options = {"n_threads": cfg.threads} if cfg.threads and backend_kind(cfg.model) == "llamacpp" else {}
+        return load_backend(cfg.model, **options)
+    except (BackendError, OSError, ValueError) as e:
+        raise ConfigError(f"could not load model {cfg.model!r}: {e}") from None

@@ -157,25 +157,33 @@ def from_dict(values: dict, base: DFTConfig | None = None, source: str = "config
     return _check(cfg)
 
 
+def add_dataclass_flags(parser: argparse.ArgumentParser, cls, types: dict, choices: dict) -> argparse.ArgumentParser:
+    """One `--flag` per dataclass field (not given = not set, so YAML values survive); shared with train.grpo."""
+    for f in fields(cls):
+        if f.name == "extra":
+            continue
+        tp = _base_type(types[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=f"(default: {default!r})")
+        if tp is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+        elif f.name in choices:
+            parser.add_argument(flag, choices=choices[f.name], **kw)
+        elif typing.get_origin(tp) is list:
+            parser.add_argument(flag, nargs="+", **kw)
+        elif tp is dict:
+            parser.add_argument(flag, type=str, **kw)
+        else:
+            parser.add_argument(flag, type=tp, **kw)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.dft",
                                 description="Fine-tune a chat model with SFT or DFT (LoRA or full) in MLX.")
     p.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
-    for f in fields(DFTConfig):
-        if f.name == "extra":
-            continue
-        tp = _base_type(_field_types()[f.name])
-        flag = "--" + f.name.replace("_", "-")
-        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=f"(default: {f.default!r})")
-        if tp is bool:
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
-        elif f.name in CHOICES:
-            p.add_argument(flag, choices=CHOICES[f.name], **kw)
-        elif typing.get_origin(tp) is list:
-            p.add_argument(flag, nargs="+", **kw)
-        else:
-            p.add_argument(flag, type=tp, **kw)
-    return p
+    return add_dataclass_flags(p, DFTConfig, _field_types(), CHOICES)
 
 
 def load_config(argv: list[str] | None = None) -> DFTConfig:

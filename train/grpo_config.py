@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from train.config import ConfigError, _base_type, _coerce, read_yaml_mapping
+from train.config import ConfigError, _coerce, add_dataclass_flags, read_yaml_mapping
 
 CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
 
@@ -142,25 +142,7 @@ def from_dict(values: dict, base: GRPOConfig | None = None, source: str = "confi
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.grpo", description="GRPO with the agent in the loop (MLX).")
     p.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
-    types = _types()
-    for f in fields(GRPOConfig):
-        if f.name == "extra":
-            continue
-        tp = _base_type(types[f.name])
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=f"(default: {default!r})")
-        if tp is bool:
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
-        elif f.name in CHOICES:
-            p.add_argument(flag, choices=CHOICES[f.name], **kw)
-        elif typing.get_origin(tp) is list:
-            p.add_argument(flag, nargs="+", **kw)
-        elif tp is dict:
-            p.add_argument(flag, type=str, **kw)
-        else:
-            p.add_argument(flag, type=tp, **kw)
-    return p
+    return add_dataclass_flags(p, GRPOConfig, _types(), CHOICES)
 
 
 def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:

@@ -29,7 +29,7 @@ import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
                                              stop_token_ids)
-from nanoagent.agent.backends.sampling import check_sampling, sample_numpy
+from nanoagent.agent.backends.sampling import check_request, check_sampling, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
 
 PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
@@ -115,9 +115,7 @@ class LlamaCppBackend:
 
     def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
                  seed: int | None) -> SampledCompletion:
-        check_sampling(temperature, self.top_p)
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         rng = np.random.default_rng(seed)

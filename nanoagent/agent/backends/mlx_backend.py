@@ -36,7 +36,7 @@ from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_p
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
                                              stop_token_ids)
-from nanoagent.agent.backends.sampling import check_sampling, chosen_logprobs_mlx, make_mlx_sampler
+from nanoagent.agent.backends.sampling import check_request, check_sampling, chosen_logprobs_mlx, make_mlx_sampler
 from nanoagent.render import render_prompt
 
 
@@ -97,9 +97,7 @@ class MLXBackend:
 
     def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
                  seed: int | None) -> SampledCompletion:
-        check_sampling(temperature, self.top_p)
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         if seed is not None:
@@ -152,9 +150,7 @@ class MLXBackend:
     def complete_batch(self, conversations, tools: list[dict] | None = None, *, max_tokens: int,
                        temperature: float, seed: int | None) -> list[SampledCompletion]:
         """One Completion per conversation, generated together; `conversations` as in conversations_with_tools."""
-        check_sampling(temperature, self.top_p)
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        check_request(temperature, self.top_p, max_tokens)
         pairs = conversations_with_tools(conversations, tools)
         if not pairs:
             return []

@@ -32,6 +32,13 @@ def check_sampling(temperature: float, top_p: float) -> None:
         raise ValueError(f"top_p must be in (0, 1] (1 = no nucleus cut), got {top_p!r}")
 
 
+def check_request(temperature: float, top_p: float, max_tokens: int) -> None:
+    """What every backend's complete() checks before generating."""
+    check_sampling(temperature, top_p)
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+
+
 # ---------------------------------------------------------------------------------------------------- MLX, batched
 
 def sampling_logprobs_mlx(logprobs, temperature: float, top_p: float):
