@@ -12,9 +12,11 @@ What is measured, all in one run on the same prompt (the agent's system prompt, 
                     for the output projection) over the measured copy bandwidth (numpy copy of a 256 MiB array,
                     read + write bytes over the best of 5): the most tokens/s memory traffic allows
     group           --group rollouts of the task at temperature 1: MLXBackend.complete_batch (one batch) against
-                    --group MLXBackend.complete calls (prompt cache reused, as the agent loop does), same seeds;
-                    the ratio compares generated tokens/s (rows stop at different lengths) and wall time, and
-                    decode alone (each side's prompt pass, timed with 1 new token, taken away)
+                    --group MLXBackend.complete calls (prompt cache reused, as the agent loop does); end-of-turn
+                    is ignored on both sides so every row writes --group-tokens tokens (equal work: sampled rows
+                    that stop early would shrink the batch by chance); the ratio compares tokens/s and wall time,
+                    and decode alone (each side's prompt pass, timed with 1 new token, taken away). Real GRPO
+                    groups, whose rows do stop early, are measured by bench/grpo_rollouts.py.
 
 Left out: GPU/Metal (this machine is a Linux CPU), prompt lengths other than the agent's first turn.
 """
@@ -169,13 +171,15 @@ def main(argv=None) -> int:
     print(f"MLX group of {cfg.group}: sequential ...", flush=True)
     reset_mlx()
     t = time.perf_counter()
-    seq = [mlx_backend.complete(messages, tools, max_tokens=cfg.group_tokens, temperature=cfg.temperature,
-                                seed=cfg.seed + i) for i in range(cfg.group)]
+    with NoStop(mlx_backend):
+        seq = [mlx_backend.complete(messages, tools, max_tokens=cfg.group_tokens, temperature=cfg.temperature,
+                                    seed=cfg.seed + i) for i in range(cfg.group)]
     seq_s = time.perf_counter() - t
     print(f"MLX group of {cfg.group}: one batch ...", flush=True)
     t = time.perf_counter()
-    bat = mlx_backend.complete_batch([messages] * cfg.group, tools, max_tokens=cfg.group_tokens,
-                                     temperature=cfg.temperature, seed=cfg.seed)
+    with NoStop(mlx_backend):
+        bat = mlx_backend.complete_batch([messages] * cfg.group, tools, max_tokens=cfg.group_tokens,
+                                         temperature=cfg.temperature, seed=cfg.seed)
     bat_s = time.perf_counter() - t
     seq_tokens = sum(c.completion_tokens for c in seq)
     bat_tokens = sum(c.completion_tokens for c in bat)

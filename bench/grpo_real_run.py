@@ -16,10 +16,6 @@ import os
 import time
 from pathlib import Path
 
-# OpenBLAS 0.3.21 (Debian 12) can deadlock in its fork handler (blas_thread_shutdown_ joining a worker) when this
-# process forks for sandboxed commands; with one BLAS thread there is no worker to join. Set the variable yourself
-# to override. Must run before `import nanoagent` loads OpenBLAS.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import nanoagent  # noqa: F401
 

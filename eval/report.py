@@ -5,7 +5,7 @@ Run:
     python -m eval.report --results eval/results --out /tmp/report --labels base-gguf,dft-gguf
     python -m eval.report --readme README.md                # also refresh the README's table (between markers)
 
-For each (kind, label) the latest run is used (`--all-runs` keeps every run). Written to `--out`: `report.md`
+For each (kind, label) each suite's latest result is used (`--all-runs` keeps every run apart). Written to `--out`: `report.md`
 (tool-calling accuracy per suite with 95% intervals; call and schema-valid rates; coding resolved rate, pass@k,
 turns, exits; items per second per backend; the runs' models, settings and machines), `toolcall_accuracy.png`,
 `toolcall_validity.png` and, when there are coding runs, `coding_resolved.png`. With `--readme`, the text between
@@ -27,9 +27,17 @@ START, END = "<!-- eval-table:start -->", "<!-- eval-table:end -->"
 
 
 def latest(runs: list[dict]) -> list[dict]:
+    """One run per (kind, label): the newest run, holding for each suite the newest result any run of that label
+    has for it (a later run on a few suites does not hide an earlier run's other suites); `_files` names the files
+    the suites came from."""
     keep: dict[tuple, dict] = {}
-    for r in runs:  # sorted by creation time: later runs replace earlier ones
-        keep[(r["kind"], r["label"])] = r
+    for r in runs:  # sorted by creation time: later runs replace earlier ones, suite by suite
+        key = (r["kind"], r["label"])
+        suites = dict(keep[key]["suites"]) if key in keep else {}
+        suites.update({name: {**res, "_file": Path(r["_path"]).name} for name, res in r["suites"].items()})
+        keep[key] = {**r, "suites": suites}
+    for r in keep.values():
+        r["_files"] = sorted({res["_file"] for res in r["suites"].values()})
     return sorted(keep.values(), key=lambda r: (r["kind"], r["created"]))
 
 
@@ -156,7 +164,9 @@ def render(runs: list[dict], out: Path) -> Path:
         cut = " **incomplete: cut off before its last suite**" if r.get("complete") is False else ""
         parts.append(f"- **{r['label']}**{cut} ({r['kind']}, {r['created']}): model `{r['model']['spec']}`, "
                      f"{r['model']['backend']}; max_tokens {s.get('max_tokens', s.get('max_tokens_per_turn'))}, "
-                     f"temperature {s.get('temperature')}, limit {s.get('limit')}; file `{Path(r['_path']).name}`")
+                     f"temperature {s.get('temperature')}, limit {s.get('limit')}; "
+                     f"file{'s' if len(r.get('_files', [])) > 1 else ''} "
+                     + ", ".join(f"`{f}`" for f in r.get("_files", [Path(r["_path"]).name])))
     path = out / "report.md"
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
     return path

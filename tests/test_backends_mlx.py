@@ -174,3 +174,36 @@ def test_a_group_prefills_its_shared_prompt_once_and_matches_single_runs(backend
     for c in group:
         assert c.completion_ids == one.completion_ids
         assert np.allclose(c.logprobs, forward_logprobs(tiny[0], c.prompt_ids, c.completion_ids), atol=1e-4)
+
+
+class StopFirstRow(nn.Module):
+    """A model wrapper that makes batch row 0 write `token` at generation step `at` (and leaves other rows alone)."""
+
+    def __init__(self, inner, token, at):
+        super().__init__()
+        self.inner, self.token, self.at, self.calls = inner, token, at, 0
+
+    @property
+    def layers(self):
+        return self.inner.layers
+
+    def __call__(self, inputs, cache=None):
+        logits = self.inner(inputs, cache=cache)
+        if inputs.shape[1] == 1:  # a decode step
+            self.calls += 1
+            if self.calls == self.at:
+                row0 = (mx.arange(logits.shape[0]) == 0)[:, None, None]
+                logits = logits + 100.0 * (row0 & (mx.arange(logits.shape[-1]) == self.token))
+        return logits
+
+
+def test_group_rows_that_stop_early_leave_the_others_exact(tiny):
+    model, tok = tiny
+    im_end = tok.convert_tokens_to_ids("<|im_end|>")
+    backend = MLXBackend(StopFirstRow(model, im_end, at=3), tok)
+    group = backend.complete_batch([CHAT] * 4, TOOLS, max_tokens=8, temperature=1.0, seed=5)
+    assert group[0].finish_reason == "stop" and len(group[0].completion_ids) == 3
+    for c in group[1:]:  # these kept generating after row 0 was sliced out of the batch cache
+        assert c.completion_tokens == 8 or c.finish_reason == "stop"
+        assert np.allclose(c.logprobs, forward_logprobs(model, c.prompt_ids, c.completion_ids), atol=1e-4)
+        assert np.allclose(c.logprobs, c.sampling_logprobs, atol=1e-5)

@@ -146,3 +146,18 @@ def test_unknown_yaml_key_names_the_closest(tmp_path, capsys):
 def test_a_model_that_cannot_load_is_a_clear_error(valid_file, capsys):
     assert toolcall.main(["--model", "/no/such/model.gguf", "--suites", f"valid:{valid_file}"]) == 2
     assert "could not load model" in capsys.readouterr().err
+
+
+def test_report_keeps_each_suites_latest_result_per_label():
+    def run(created, suites, label="base"):
+        return {"kind": "toolcall", "label": label, "created": created, "_path": f"/r/{created}.json",
+                "suites": {s: {"metrics": {"accuracy": acc, "n": 4}} for s, acc in suites.items()}}
+
+    runs = [run("1", {"simple_python": 0.1, "multiple": 0.2}), run("2", {"simple_python": 0.5}),
+            run("3", {"multiple": 0.9}, label="dft")]
+    merged = report.latest(runs)
+    base = next(r for r in merged if r["label"] == "base")
+    assert base["suites"]["simple_python"]["metrics"]["accuracy"] == 0.5  # the newer run wins on its suite
+    assert base["suites"]["multiple"]["metrics"]["accuracy"] == 0.2      # the older run's other suite stays
+    assert base["_files"] == ["1.json", "2.json"] and base["created"] == "2"
+    assert next(r for r in merged if r["label"] == "dft")["_files"] == ["3.json"]

@@ -10,6 +10,8 @@ Order of work, so bad input fails in seconds, not hours: config (unknown keys, b
 from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
 -> training (progress bar, metrics.jsonl, checkpoints) -> validity after -> final model -> loss.png, summary.json.
+Validity is scored by the eval stage (`eval.toolcall.evaluate_model`, greedy, batched): the share of replies on held-out
+prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
 The run folder: config.yaml (resolved), data_stats.json, metrics.jsonl, checkpoints/, validity.json, loss.png,
 summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`).
@@ -67,6 +69,19 @@ def default_run_dir() -> Path:
     return Path("runs") / time.strftime("dft-%Y%m%d-%H%M%S")
 
 
+def calling_records(records: list, n: int) -> list:
+    """The first `n` held-out records whose first assistant turn calls a tool: the prompts the validity check
+    scores (eval.toolcall builds each prompt from everything before that turn)."""
+    out = []
+    for rec in records:
+        if len(out) >= n:
+            break
+        first = next((m for m in rec.messages if m["role"] == "assistant"), None)
+        if rec.tools and first is not None and first.get("tool_calls"):
+            out.append(rec)
+    return out
+
+
 def run(cfg: DFTConfig) -> dict:
     import mlx.core as mx
 
@@ -75,7 +90,7 @@ def run(cfg: DFTConfig) -> dict:
     from train.report import RunReporter, plot_losses
     from train.trainer import build_optimizer, train
     from train.tuning import prepare, save_final
-    from train.validity import heldout_prompts, tool_call_validity
+    from eval.toolcall import evaluate_model
 
     group = mx.distributed.init()
     rank, world = group.rank(), group.size()
@@ -105,7 +120,12 @@ def run(cfg: DFTConfig) -> dict:
     if valid_ds is None:
         say("no valid.jsonl beside the training data: validation loss is skipped")
     heldout_src = cfg.heldout or valid_path
-    prompts = heldout_prompts(read_records(heldout_src, "skip")[0], cfg.validity_n) if heldout_src else []
+    prompts = calling_records(read_records(heldout_src, "skip")[0], cfg.validity_n) if heldout_src else []
+
+    def validity_of(model) -> dict:
+        result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens)
+        return {"validity": result["metrics"]["valid_rate"], **result["metrics"],
+                "examples": [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]}
 
     model, _ = load(cfg.model)
     base_folder = resolve_model_path(cfg.model)
@@ -113,9 +133,10 @@ def run(cfg: DFTConfig) -> dict:
     validity = json.loads(validity_path.read_text()) if validity_path.exists() else {}
     if rank == 0 and prompts and cfg.validity_n and "before" not in validity:
         say(f"tool-call validity of the base model on {len(prompts)} held-out prompts ...", flush=True)
-        validity["before"] = tool_call_validity(model, tokenizer, prompts, cfg.validity_max_tokens)
+        validity["before"] = validity_of(model)
         validity_path.write_text(json.dumps(validity, indent=2))
-        say(f"  before: {validity['before']['validity']:.3f} {validity['before']['kinds']}")
+        say(f"  before: valid {validity['before']['validity']:.3f}, accuracy {validity['before']['accuracy']:.3f} "
+            f"{validity['before']['kinds']}")
 
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
@@ -136,9 +157,10 @@ def run(cfg: DFTConfig) -> dict:
     if rank == 0:
         if prompts and cfg.validity_n:
             say(f"tool-call validity after training on {len(prompts)} held-out prompts ...", flush=True)
-            validity["after"] = tool_call_validity(model, tokenizer, prompts, cfg.validity_max_tokens)
+            validity["after"] = validity_of(model)
             validity_path.write_text(json.dumps(validity, indent=2))
-            say(f"  after: {validity['after']['validity']:.3f} {validity['after']['kinds']}")
+            say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
+                f"{validity['after']['kinds']}")
         final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
@@ -147,7 +169,9 @@ def run(cfg: DFTConfig) -> dict:
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
                        validity_before=validity.get("before", {}).get("validity"),
-                       validity_after=validity.get("after", {}).get("validity"))
+                       validity_after=validity.get("after", {}).get("validity"),
+                       accuracy_before=validity.get("before", {}).get("accuracy"),
+                       accuracy_after=validity.get("after", {}).get("accuracy"))
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
         say(json.dumps(summary, indent=2))
     return summary

@@ -24,17 +24,11 @@ Left out: multi-process data parallelism, rollouts on a separate inference serve
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
-
-# OpenBLAS 0.3.21 (Debian 12) can deadlock in its fork handler (blas_thread_shutdown_ joining a worker) when this
-# process forks for sandboxed commands; with one BLAS thread there is no worker to join. Set the variable yourself
-# to override. Must run before `import nanoagent` loads OpenBLAS.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 

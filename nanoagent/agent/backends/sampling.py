@@ -82,8 +82,17 @@ def chosen_logprobs_mlx(logprobs, tokens, temperature: float, top_p: float):
 
 def sample_mlx(logprobs, temperature: float, top_p: float):
     """Sample one token per row of (B, V) raw log-probs; returns (tokens, raw log-probs, sampling log-probs)."""
-    tokens = make_mlx_sampler(temperature, top_p)(logprobs)
-    return (tokens, *chosen_logprobs_mlx(logprobs, tokens, temperature, top_p))
+    import mlx.core as mx
+
+    check_sampling(temperature, top_p)
+    if temperature <= 0:
+        tokens = mx.argmax(logprobs, axis=-1)
+        return (tokens, *chosen_logprobs_mlx(logprobs, tokens, temperature, top_p))
+    dist = sampling_logprobs_mlx(logprobs, temperature, top_p)  # computed once, used to draw and to score
+    tokens = mx.random.categorical(dist, axis=-1)
+    idx = tokens.reshape(-1, 1).astype(mx.int32)
+    raw = mx.take_along_axis(logprobs.astype(mx.float32), idx, axis=-1).squeeze(-1)
+    return tokens, raw, mx.take_along_axis(dist, idx, axis=-1).squeeze(-1)
 
 
 # ---------------------------------------------------------------------------------------------------- numpy, one row
@@ -99,7 +108,7 @@ def log_softmax_numpy(x: np.ndarray) -> np.ndarray:
 
 def sampling_logprobs_numpy(raw: np.ndarray, temperature: float, top_p: float) -> np.ndarray:
     """(V,) raw log-probs -> (V,) log-probs of the sampling distribution (-inf outside the nucleus)."""
-    scaled = log_softmax_numpy(raw / temperature)
+    scaled = np.asarray(raw, dtype=np.float64) if temperature == 1.0 else log_softmax_numpy(raw / temperature)
     if top_p >= 1.0:
         return scaled
     k = min(NUCLEUS_CANDIDATES, scaled.size)
