@@ -42,7 +42,7 @@ def main(argv=None):
     write_result("grpo_real_run", {
         "config_file": args.config, "config": json.loads(json.dumps(vars(cfg), default=str)),
         "wall_s": round(wall, 1), "load_average_at_start": load_start, "load_average_at_end": os.getloadavg(),
-        "note": "shared 2-core machine; other engineers' jobs ran at the same time (see load averages)",
+        "note": "2-core machine; the load averages say whether other jobs ran at the same time",
         "eval_before": evals.get("before"), "eval_after": evals.get("after"), "steps": metrics,
         "summary": summary})
 

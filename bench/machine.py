@@ -50,6 +50,6 @@ def write_result(name: str, result: dict) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     payload = {"benchmark": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-               "machine": machine_info(), **result}
+               "machine": machine_info(), "load_average_at_write": list(os.getloadavg()), **result}
     path.write_text(json.dumps(payload, indent=2) + "\n")
     return path

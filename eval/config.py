@@ -4,92 +4,22 @@
 
 Every dataclass field becomes a flag (`--max-tokens 64`; booleans as `--flag/--no-flag`; lists comma-separated).
 A flag left off never overrides the YAML ("not given" is not "false"). An unknown YAML key is an error naming the
-closest valid key. Field help comes from `field(metadata={"help": ...})`.
+closest valid key. Field help comes from `field(metadata={"help": ...})`. The layering is nanoagent/config.py;
+this module adds the model loading the eval commands share.
 
 Left out: nested keys (the eval configs are flat).
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import difflib
-import typing
-from pathlib import Path
+from nanoagent import config as layered
+from nanoagent.config import ConfigError
 
-import yaml
-
-
-class ConfigError(ValueError):
-    pass
-
-
-def _kind(tp) -> str:
-    text = str(tp)
-    if "list" in text:
-        return "list"
-    if "bool" in text:
-        return "bool"
-    if "int" in text:
-        return "int"
-    if "float" in text:
-        return "float"
-    return "str"
-
-
-def _coerce(name: str, value, kind: str):
-    if value is None:
-        return None
-    try:
-        if kind == "list":
-            return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else list(value)
-        if kind == "bool":
-            if isinstance(value, bool):
-                return value
-            raise TypeError
-        if kind == "int":
-            if isinstance(value, bool):
-                raise TypeError
-            return int(value)
-        if kind == "float":
-            return float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: {value!r} is not a valid {kind}") from None
+__all__ = ["ConfigError", "load_eval_backend", "parse_config"]
 
 
 def parse_config(cls, argv=None, description: str = ""):
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--config", help="YAML file with any of the settings below (flags override it)")
-    for name, f in fields.items():
-        kind, flag = _kind(hints[name]), "--" + name.replace("_", "-")
-        help_text = f.metadata.get("help", "")
-        if kind == "bool":
-            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-        else:
-            parser.add_argument(flag, dest=name, default=None, help=help_text)
-    args = parser.parse_args(argv)
-    values = {}
-    if args.config:
-        path = Path(args.config)
-        if not path.is_file():
-            raise ConfigError(f"config file {path} does not exist")
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path} must hold a mapping of settings")
-        for key, value in data.items():
-            if key not in fields:
-                close = difflib.get_close_matches(key, fields, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ConfigError(f"{path}: unknown setting {key!r}{hint}")
-            values[key] = _coerce(key, value, _kind(hints[key]))
-    for name in fields:
-        given = getattr(args, name)
-        if given is not None:
-            values[name] = _coerce(name, given, _kind(hints[name]))
-    return cls(**values)
+    return layered.load(cls, argv, layered.build_parser(cls, description))
 
 
 def load_eval_backend(cfg):

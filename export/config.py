@@ -4,8 +4,9 @@
     HubConfig      python -m export.hub
 
 `resolve(cls, yaml_path, flags)` builds a config from the dataclass defaults, then the YAML file's keys, then the
-flags the user actually gave (argparse defaults are SUPPRESS, so "not given" never overrides anything). Unknown YAML
-keys are an error that names them. `write_resolved(cfg, path)` saves it beside the outputs.
+flags the user actually gave (argparse defaults are SUPPRESS, so "not given" never overrides anything), with
+values coerced to the field types by nanoagent/config.py; unknown keys and bad values are an ExportError that names
+them. `write_resolved(cfg, path)` saves it beside the outputs.
 
 Left out: dotted overrides of nested settings (the configs are flat).
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from export.source import ExportError
+from nanoagent import config as layered
 
 # Greedy next-token agreement that `export.gguf` requires of each type (llama.cpp on the file vs MLX on the source).
 # Q8_0 is below the issue's 0.98: llama.cpp multiplies Q8_0 weights with activations quantized to 8 bits, and on the
@@ -60,24 +62,11 @@ class HubConfig:
 
 
 def resolve(cls, yaml_path: str | None = None, flags: dict | None = None):
-    values: dict = {}
-    if yaml_path:
-        import yaml
-
-        path = Path(yaml_path)
-        try:
-            data = yaml.safe_load(path.read_text()) or {}
-        except (OSError, yaml.YAMLError) as e:
-            raise ExportError(f"--config {yaml_path}: cannot read it as YAML ({e})") from None
-        if not isinstance(data, dict):
-            raise ExportError(f"--config {yaml_path}: expected a mapping of settings, got {type(data).__name__}")
-        values.update(data)
-    values.update({k: v for k, v in (flags or {}).items() if k != "config"})
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(values) - names)
-    if unknown:
-        raise ExportError(f"unknown setting(s) {', '.join(unknown)} for {cls.__name__}; known: {', '.join(sorted(names))}")
-    return cls(**values)
+    flags = {k: v for k, v in (flags or {}).items() if k != "config"}
+    try:
+        return layered.resolve(cls, yaml_path, flags)
+    except layered.ConfigError as e:  # the export commands report ExportError
+        raise ExportError(str(e)) from None
 
 
 def write_resolved(cfg, path: str | Path, extra: dict | None = None) -> Path:

@@ -5,6 +5,7 @@
 Precedence is defaults < YAML < command-line flags, and "not given" is not "false": a flag left off the command
 line never overrides the YAML. An unknown YAML key or a bad value is an error that names it (with the closest
 valid key) before any model is loaded. `save_config(cfg, folder)` writes the resolved config as `config.yaml`.
+The layering itself is nanoagent/config.py; this module adds the fields, CHOICES and the range checks.
 
 Defaults suit an M1 Mac and the 135M model: LoRA rank 16 on every linear layer of every block, batch 4, length
 1024, DFT loss, 200 steps. Left out: dotted nested keys (the config is flat on purpose).
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
-import typing
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from nanoagent import config as layered
+from nanoagent.config import ConfigError  # the error train.dft and train.grpo catch
 
 CHOICES = {
     "loss": ("dft", "sft"),
@@ -79,53 +81,6 @@ class DFTConfig:
     extra: dict = field(default_factory=dict, repr=False)  # free-form notes copied to the resolved config
 
 
-class ConfigError(ValueError):
-    pass
-
-
-def _field_types() -> dict[str, typing.Any]:
-    hints = typing.get_type_hints(DFTConfig)
-    return {f.name: hints[f.name] for f in fields(DFTConfig)}
-
-
-def _base_type(tp):
-    args = [a for a in typing.get_args(tp) if a is not type(None)]
-    return args[0] if args else tp
-
-
-def _coerce(key: str, value, tp):
-    if value is None:
-        if type(None) in typing.get_args(tp):
-            return None
-        raise ConfigError(f"config key {key!r} cannot be null")
-    base = _base_type(tp)
-    origin = typing.get_origin(base)
-    try:
-        if origin is list:
-            if isinstance(value, str):
-                value = [v.strip() for v in value.split(",") if v.strip()]
-            if not isinstance(value, list):
-                raise TypeError
-            return [str(v) for v in value]
-        if base is dict:
-            if not isinstance(value, dict):
-                raise TypeError
-            return value
-        if base is bool:
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
-                return value.lower() in ("true", "yes", "1")
-            raise TypeError
-        if base is int and isinstance(value, float) and not value.is_integer():
-            raise TypeError
-        if base in (int, float) and isinstance(value, bool):
-            raise TypeError
-        return base(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"config key {key!r}: {value!r} is not a valid {getattr(base, '__name__', base)}") from None
-
-
 def _check(cfg: DFTConfig) -> DFTConfig:
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
@@ -143,67 +98,16 @@ def _check(cfg: DFTConfig) -> DFTConfig:
 
 def from_dict(values: dict, base: DFTConfig | None = None, source: str = "config") -> DFTConfig:
     """Apply `values` over `base` (or the defaults); unknown keys and bad values raise ConfigError."""
-    types = _field_types()
-    unknown = [k for k in values if k not in types]
-    if unknown:
-        hints = []
-        for k in unknown:
-            close = difflib.get_close_matches(k, list(types), n=1)
-            hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ConfigError(f"{source}: unknown config key(s) {', '.join(hints)}. Valid keys: {', '.join(types)}")
-    cfg = dataclasses.replace(base or DFTConfig())
-    for k, v in values.items():
-        setattr(cfg, k, _coerce(k, v, types[k]))
-    return _check(cfg)
-
-
-def add_dataclass_flags(parser: argparse.ArgumentParser, cls, types: dict, choices: dict) -> argparse.ArgumentParser:
-    """One `--flag` per dataclass field (not given = not set, so YAML values survive); shared with train.grpo."""
-    for f in fields(cls):
-        if f.name == "extra":
-            continue
-        tp = _base_type(types[f.name])
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=f"(default: {default!r})")
-        if tp is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
-        elif f.name in choices:
-            parser.add_argument(flag, choices=choices[f.name], **kw)
-        elif typing.get_origin(tp) is list:
-            parser.add_argument(flag, nargs="+", **kw)
-        elif tp is dict:
-            parser.add_argument(flag, type=str, **kw)
-        else:
-            parser.add_argument(flag, type=tp, **kw)
-    return parser
+    return _check(layered.from_dict(DFTConfig, values, base, source))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.dft",
-                                description="Fine-tune a chat model with SFT or DFT (LoRA or full) in MLX.")
-    p.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
-    return add_dataclass_flags(p, DFTConfig, _field_types(), CHOICES)
+    return layered.build_parser(DFTConfig, "Fine-tune a chat model with SFT or DFT (LoRA or full) in MLX.",
+                               prog="python -m train.dft", choices=CHOICES, skip=("extra",))
 
 
 def load_config(argv: list[str] | None = None) -> DFTConfig:
-    args = vars(build_parser().parse_args(argv))
-    path = args.pop("config", None)
-    cfg = DFTConfig()
-    if path:
-        cfg = from_dict(read_yaml_mapping(path), cfg, source=str(path))
-    return from_dict(args, cfg, source="command line")
-
-
-def read_yaml_mapping(path: str | Path) -> dict:
-    """A YAML config file as a dict, or a ConfigError that names the file (shared with train.grpo_config)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file {path} does not exist")
-    data = yaml.safe_load(p.read_text()) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a config file must be a YAML mapping of key: value")
-    return data
+    return _check(layered.load(DFTConfig, argv, build_parser()))
 
 
 def to_dict(cfg: DFTConfig) -> dict:

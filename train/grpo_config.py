@@ -5,21 +5,21 @@
 Every setting is checked before any model loads: unknown keys (with the closest valid one), values of the wrong
 type, a group size below 2, reward weights that are not numbers, an empty task set. The resolved config is
 written to the run folder as `config.yaml`. Defaults are sized for a 2-core CPU and the 135M model: 2 tasks x 4
-rollouts per step, 3 turns of at most 128 tokens. Left out: nested or dotted keys (the config is flat on purpose).
+rollouts per step, 3 turns of at most 128 tokens. The layering is nanoagent/config.py; this module adds the fields,
+the reward-weight parser and the checks. Left out: nested or dotted keys (the config is flat on purpose).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
-import typing
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from train.config import ConfigError, _coerce, add_dataclass_flags, read_yaml_mapping
+from nanoagent import config as layered
+from train.config import ConfigError
 
 CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
 
@@ -80,11 +80,6 @@ class GRPOConfig:
     extra: dict = field(default_factory=dict, repr=False)
 
 
-def _types() -> dict:
-    hints = typing.get_type_hints(GRPOConfig)
-    return {f.name: hints[f.name] for f in fields(GRPOConfig)}
-
-
 def parse_weights(value) -> dict:
     """`tests=1,valid_calls=0.2` (flag) or a mapping (YAML) -> dict; the numbers are checked by check()."""
     if isinstance(value, dict):
@@ -102,6 +97,9 @@ def parse_weights(value) -> dict:
             raise ConfigError(f"config key 'rewards': weight {w.strip()!r} for {name.strip()!r} is not a number") \
                 from None
     return out
+
+
+PARSERS = {"rewards": parse_weights}  # read instead of the plain type coercion (a flag gives name=weight,...)
 
 
 def check(cfg: GRPOConfig) -> GRPOConfig:
@@ -127,31 +125,16 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
 
 
 def from_dict(values: dict, base: GRPOConfig | None = None, source: str = "config") -> GRPOConfig:
-    types = _types()
-    unknown = [k for k in values if k not in types]
-    if unknown:
-        hints = [f"{k!r}" + (f" (did you mean {c[0]!r}?)" if (c := difflib.get_close_matches(k, list(types), 1))
-                             else "") for k in unknown]
-        raise ConfigError(f"{source}: unknown config key(s) {', '.join(hints)}")
-    cfg = dataclasses.replace(base or GRPOConfig())
-    for k, v in values.items():
-        setattr(cfg, k, parse_weights(v) if k == "rewards" else _coerce(k, v, types[k]))
-    return check(cfg)
+    return check(layered.from_dict(GRPOConfig, values, base, source, PARSERS))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.grpo", description="GRPO with the agent in the loop (MLX).")
-    p.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
-    return add_dataclass_flags(p, GRPOConfig, _types(), CHOICES)
+    return layered.build_parser(GRPOConfig, "GRPO with the agent in the loop (MLX).", prog="python -m train.grpo",
+                                choices=CHOICES, skip=("extra",))
 
 
 def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
-    args = vars(build_parser().parse_args(argv))
-    path = args.pop("config", None)
-    cfg = GRPOConfig()
-    if path:
-        cfg = from_dict(read_yaml_mapping(path), cfg, source=str(path))
-    return from_dict(args, cfg, source="command line")
+    return check(layered.load(GRPOConfig, argv, build_parser(), PARSERS))
 
 
 def save_grpo_config(cfg: GRPOConfig, folder: str | Path) -> Path:

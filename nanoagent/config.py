@@ -1,0 +1,166 @@
+"""Layered config for every stage: a dataclass's defaults < a YAML file (`--config`) < command-line flags.
+
+    @dataclass
+    class MyConfig:
+        steps: int = 10
+        tags: list[str] = field(default_factory=list, metadata={"help": "comma-separated or space-separated"})
+
+    cfg = load(MyConfig, ["--config", "my.yaml", "--steps", "50"])        # parse argv, then resolve
+    cfg = resolve(MyConfig, "my.yaml", {"steps": 50})                      # already-parsed flags
+    parser = build_parser(MyConfig, "what it does", choices={"loss": ("a", "b")})
+
+Every field becomes a flag (`max_tokens` -> `--max-tokens`; booleans as `--x/--no-x`; lists as several values or
+comma-separated) whose argparse default is SUPPRESS, so a flag left off never overrides the YAML ("not given" is
+not "false"). Values from YAML and flags are coerced to the field's type (str, int, float, bool including the
+strings "true"/"false", Optional[...], list[str], dict); a bad value or an unknown key (with the closest valid one)
+is a ConfigError that names it. Stages keep their own checks (choices, ranges) and run them on the result.
+
+Left out: nested or dotted keys (stage configs are flat on purpose), writing configs (each stage saves its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import typing
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+class ConfigError(ValueError):
+    """A bad config file, key or value; the message names it."""
+
+
+def read_yaml_mapping(path: str | Path) -> dict:
+    """A YAML config file as a dict, or a ConfigError that names the file and what is wrong with it."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ConfigError(f"config file {path}: cannot read it as YAML ({e})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must be a YAML mapping of key: value, got a {type(data).__name__}")
+    return data
+
+
+def field_types(cls) -> dict[str, typing.Any]:
+    """Field name -> resolved type annotation, in declaration order."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def _base(tp):
+    """`X | None` -> X."""
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    return args[0] if len(args) == 1 and type(None) in typing.get_args(tp) else tp
+
+
+def coerce(key: str, value, tp):
+    """`value` (from YAML or a flag) as type `tp`, or a ConfigError naming `key`."""
+    if value is None:
+        if type(None) in typing.get_args(tp):
+            return None
+        raise ConfigError(f"config key {key!r} cannot be null")
+    base = _base(tp)
+    name = getattr(base, "__name__", str(base))
+    try:
+        if typing.get_origin(base) is list or base is list:
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, (list, tuple)):
+                raise TypeError
+            return [s.strip() for v in items for s in str(v).split(",") if s.strip()]
+        if base is dict:
+            if not isinstance(value, dict):
+                raise TypeError
+            return dict(value)
+        if isinstance(value, (list, dict)):
+            raise TypeError
+        if base is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in _TRUE + _FALSE:
+                return value.lower() in _TRUE
+            raise TypeError
+        if base in (int, float) and isinstance(value, bool):
+            raise TypeError
+        if base is int and isinstance(value, float) and not value.is_integer():
+            raise TypeError
+        return base(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"config key {key!r}: {value!r} is not a valid {name}") from None
+
+
+def check_keys(keys, cls, source: str = "config") -> None:
+    """A ConfigError naming every key that is not a field of `cls`, each with the closest valid key."""
+    valid = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in keys if k not in valid]
+    if not unknown:
+        return
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(str(k), valid, n=1)
+        hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ConfigError(f"{source}: unknown config key(s) {', '.join(hints)}. Valid keys: {', '.join(valid)}")
+
+
+def from_dict(cls, values: dict, base=None, source: str = "config",
+              parsers: dict[str, Callable] | None = None):
+    """`values` applied over `base` (default: the defaults of `cls`); `parsers[key]` replaces the type coercion."""
+    check_keys(values, cls, source)
+    types, parsers = field_types(cls), parsers or {}
+    coerced = {k: parsers[k](v) if k in parsers else coerce(k, v, types[k]) for k, v in values.items()}
+    return dataclasses.replace(base if base is not None else cls(), **coerced)
+
+
+def resolve(cls, yaml_path: str | Path | None = None, flags: dict | None = None,
+            parsers: dict[str, Callable] | None = None):
+    """Defaults < the YAML file at `yaml_path` < `flags` (only the flags actually given)."""
+    cfg = cls()
+    if yaml_path:
+        cfg = from_dict(cls, read_yaml_mapping(yaml_path), cfg, str(yaml_path), parsers)
+    return from_dict(cls, flags or {}, cfg, "command line", parsers)
+
+
+def add_flags(parser: argparse.ArgumentParser, cls, choices: dict | None = None,
+              skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """One `--flag` per field (not given = absent from the namespace); help from `field(metadata={"help": ...})`."""
+    types, choices = field_types(cls), choices or {}
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        base = _base(types[f.name])
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        help_text = f"{f.metadata.get('help', '')} (default: {default!r})".strip()
+        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=help_text)
+        flag = "--" + f.name.replace("_", "-")
+        if base is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+        elif typing.get_origin(base) is list or base is list:
+            parser.add_argument(flag, nargs="+", **kw)
+        else:  # a string, coerced (and its error worded) by `coerce`
+            parser.add_argument(flag, choices=choices.get(f.name), **kw)
+    return parser
+
+
+def build_parser(cls, description: str = "", prog: str | None = None, choices: dict | None = None,
+                 skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """`--config` plus one flag per field of `cls`."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
+    return add_flags(parser, cls, choices, skip)
+
+
+def load(cls, argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None,
+         parsers: dict[str, Callable] | None = None):
+    """Parse `argv` with `parser` (default: `build_parser(cls)`), then resolve defaults < `--config` < flags."""
+    args = vars((parser or build_parser(cls)).parse_args(argv))
+    return resolve(cls, args.pop("config", None), args, parsers)

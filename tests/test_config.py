@@ -1,0 +1,86 @@
+"""The shared layered config (nanoagent/config.py): defaults < YAML < flags, coercion, and errors that name the key.
+
+Run: .venv/bin/python -m pytest tests/test_config.py -q
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from nanoagent.config import ConfigError, load, read_yaml_mapping, resolve
+
+
+@dataclass
+class Cfg:
+    steps: int = 10
+    rate: float = 0.5
+    fuse: bool = True
+    name: str = "base"
+    limit: int | None = None
+    keys: list[str] = field(default_factory=list, metadata={"help": "comma-separated"})
+    extra: dict = field(default_factory=dict)
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_defaults_then_yaml_then_flags(tmp_path):
+    y = write(tmp_path, "steps: 7\nname: from-yaml\nfuse: false\n")
+    assert load(Cfg, []) == Cfg()
+    assert load(Cfg, ["--config", y]) == Cfg(steps=7, name="from-yaml", fuse=False)
+    cfg = load(Cfg, ["--config", y, "--steps", "9", "--fuse"])
+    assert (cfg.steps, cfg.name, cfg.fuse, cfg.rate) == (9, "from-yaml", True, 0.5)
+
+
+def test_a_flag_left_off_does_not_override_yaml(tmp_path):
+    y = write(tmp_path, "fuse: false\nlimit: 3\nkeys: [a, b]\n")
+    cfg = load(Cfg, ["--config", y, "--name", "x"])  # no --fuse/--no-fuse, --limit or --keys given
+    assert (cfg.fuse, cfg.limit, cfg.keys, cfg.name) == (False, 3, ["a", "b"], "x")
+
+
+def test_unknown_key_suggests_the_closest(tmp_path):
+    with pytest.raises(ConfigError, match=r"'stpes' \(did you mean 'steps'\?\)"):
+        load(Cfg, ["--config", write(tmp_path, "stpes: 3\n")])
+
+
+def test_bad_value_names_the_key(tmp_path):
+    with pytest.raises(ConfigError, match="'steps': 'many' is not a valid int"):
+        load(Cfg, ["--config", write(tmp_path, "steps: many\n")])
+    with pytest.raises(ConfigError, match="'rate': 'fast' is not a valid float"):
+        load(Cfg, ["--rate", "fast"])
+    with pytest.raises(ConfigError, match="'steps' cannot be null"):
+        resolve(Cfg, flags={"steps": None})
+    with pytest.raises(ConfigError, match="'fuse'"):
+        resolve(Cfg, flags={"fuse": "maybe"})
+
+
+@pytest.mark.parametrize("text, value", [("'true'", True), ("'False'", False), ("'yes'", True), ("'0'", False),
+                                         ("true", True), ("no", False)])
+def test_bool_from_yaml_strings(tmp_path, text, value):
+    assert load(Cfg, ["--config", write(tmp_path, f"fuse: {text}\n")]).fuse is value
+
+
+def test_list_from_comma_string(tmp_path):
+    assert load(Cfg, ["--config", write(tmp_path, "keys: 'a, b,c'\n")]).keys == ["a", "b", "c"]
+    assert load(Cfg, ["--keys", "a,b", "c"]).keys == ["a", "b", "c"]
+
+
+def test_optional_none_and_numbers(tmp_path):
+    cfg = load(Cfg, ["--config", write(tmp_path, "limit: null\nrate: 2e-4\n"), "--steps", "3"])
+    assert (cfg.limit, cfg.rate, cfg.steps) == (None, 2e-4, 3)
+    assert load(Cfg, ["--limit", "5"]).limit == 5
+
+
+def test_yaml_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        read_yaml_mapping(tmp_path / "none.yaml")
+    with pytest.raises(ConfigError, match="cannot read it as YAML"):
+        read_yaml_mapping(write(tmp_path, "a: [1,\n"))
+    with pytest.raises(ConfigError, match="must be a YAML mapping"):
+        read_yaml_mapping(write(tmp_path, "- a\n- b\n"))
+    assert read_yaml_mapping(write(tmp_path, "")) == {}
