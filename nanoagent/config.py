@@ -139,7 +139,9 @@ def add_flags(parser: argparse.ArgumentParser, cls, choices: dict | None = None,
             continue
         base = _base(types[f.name])
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        help_text = f"{f.metadata.get('help', '')} (default: {default!r})".strip()
+        help_text = f.metadata.get("help", "")
+        if "default" not in help_text:  # a help text that words its own default keeps it
+            help_text = f"{help_text} (default: {default!r})".strip()
         kw = dict(dest=f.name, default=argparse.SUPPRESS, help=help_text)
         flag = "--" + f.name.replace("_", "-")
         if base is bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from nanoagent.config import ConfigError, load, read_yaml_mapping, resolve
+from nanoagent.config import ConfigError, build_parser, load, read_yaml_mapping, resolve
 
 
 @dataclass
@@ -84,3 +84,13 @@ def test_yaml_file_errors(tmp_path):
     with pytest.raises(ConfigError, match="must be a YAML mapping"):
         read_yaml_mapping(write(tmp_path, "- a\n- b\n"))
     assert read_yaml_mapping(write(tmp_path, "")) == {}
+
+
+def test_help_shows_each_default_once():
+    @dataclass
+    class Helped:
+        threads: int | None = field(default=None, metadata={"help": "CPU threads (default: all cores)"})
+        steps: int = 10
+
+    text = build_parser(Helped).format_help()
+    assert text.count("default") == 2 and "(default: all cores)" in text and "(default: 10)" in text
