@@ -105,7 +105,9 @@ def test_grad_accumulation_equals_one_big_batch(tmp_path, tok, ds):
     train(model_b, opt_b, ds, None, small, iterate_batches=halves, callback=Recorder())
     a, b = weights(model_a), weights(model_b)
     for k in a:
-        np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=2e-5, err_msg=k)  # Adam amplifies float noise
+        # Adam turns float noise in near-zero gradients into up to ~lr-sized steps; 1% of one step (lr 1e-2) is
+        # far below what a wrong accumulation (a micro-batch dropped or doubled) moves the weights
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=1e-4, err_msg=k)
 
 
 def test_checkpoint_from_another_model_is_refused(tmp_path, tok, ds):
