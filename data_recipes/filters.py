@@ -104,6 +104,7 @@ def shorten_responses(rec: dict, tokenizer, cfg: FilterConfig) -> tuple[dict, bo
 
 _PIECE_TOKENS: dict[tuple[int, str], int] = {}  # per process: counts of pieces that repeat (tool specs)
 _PIECE_CACHE_MAX = 200_000
+_SHORT_PIECE = 32  # characters: pieces this short are headers or separators, worth caching
 
 
 def _cached_count(piece: str, backend) -> int:
@@ -138,14 +139,21 @@ def token_counts(rec: dict, tokenizer) -> tuple[int, int]:
         fresh.append(f"{IM_START}system\n{system}{IM_END}\n")
     rest = segments([m for m in msgs if m["role"] != "system"], ())
     # One encode per piece: encode_batch's thread pool costs more CPU than it saves on a handful of short pieces.
+    # Short pieces (role headers, separators, a bare system header) repeat in every row: counted once.
     for piece in fresh:
-        total += len(backend.encode(piece, add_special_tokens=False).ids)
+        total += _count(piece, backend)
     supervised = 0
     for text, sup in rest:
-        n = len(backend.encode(text, add_special_tokens=False).ids)
+        n = _count(text, backend)
         total += n
         supervised += n if sup else 0
     return total, supervised
+
+
+def _count(piece: str, backend) -> int:
+    if len(piece) <= _SHORT_PIECE:
+        return _cached_count(piece, backend)
+    return len(backend.encode(piece, add_special_tokens=False).ids)
 
 
 def apply_filters(rec: dict, cfg: FilterConfig, tokenizer) -> tuple[dict, dict]:
