@@ -125,3 +125,33 @@ def test_checkpoint_from_another_model_is_refused(tmp_path, tok, ds):
     model3, opt3 = setup(tok, lora)
     with pytest.raises(CheckpointError, match="fine_tune"):
         train(model3, opt3, ds, None, lora)
+
+
+@pytest.mark.parametrize("clip", [0.0, 1e-3])
+def test_compiled_update_equals_scale_clip_and_adamw_step_by_step(tok, clip):
+    """Two optimizer steps through compiled_update match the same operations run one by one (clipping binding)."""
+    import mlx.optimizers as optim
+    from mlx.utils import tree_map
+
+    from train.trainer import compiled_update
+
+    cfg = DFTConfig(steps=4, warmup_steps=1, learning_rate=1e-2, fine_tune="full")
+    a, opt_a = setup(tok, cfg)
+    b, opt_b = setup(tok, cfg)
+    apply = compiled_update(a, opt_a, clip)
+    for step in range(2):
+        mx.random.seed(step)
+        grads = tree_map(lambda p: mx.random.normal(p.shape), a.trainable_parameters())
+        n = mx.array(7.0)
+        norm = apply(grads, n)
+        scaled = tree_map(lambda g: g / 7.0, grads)
+        ref_norm = float("nan")
+        if clip:
+            scaled, ref_norm = optim.clip_grad_norm(scaled, clip)
+            ref_norm = ref_norm.item()
+        opt_b.update(b, scaled)
+        mx.eval(a.parameters(), b.parameters(), opt_a.state, opt_b.state)
+        assert np.isnan(norm.item()) if not clip else norm.item() == pytest.approx(ref_norm, rel=1e-5)
+        for k, v in weights(b).items():
+            assert np.allclose(weights(a)[k], v, atol=1e-6), (step, k)
+    assert int(opt_a.state["step"].item()) == 2
