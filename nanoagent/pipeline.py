@@ -1,18 +1,41 @@
 """The main job, end to end on the embedded defaults: the README's first command runs this.
 
-    python -m nanoagent.pipeline [--model SPEC] [--max-tokens N]
+    python -m nanoagent.pipeline                          # every stage, small settings (about 20 min on 2 cores)
+    python -m nanoagent.pipeline --stages smoke           # the smoke run only (seconds)
+    python -m nanoagent.pipeline --out runs/pipeline --sft-steps 90 --grpo-steps 10 --eval-limit 50
+    python -m nanoagent.pipeline --force                  # run every stage again
 
-Today it is the foundation's smoke run: load the model (converting the embedded GGUF on first use), show it a
-tool-calling conversation rendered by our one renderer, generate greedily, and print the reply, the parsed tool call
-(or the parser's error, which is what the agent loop would send back to the model) and the generation speed.
-Later stages (data, training, eval, export) join this same command as they land.
+It carries the embedded SmolLM2-135M-Instruct through the five stages, each run as its own command (printed before
+it starts, so any stage can be re-run or tuned by hand), every output under `--out`:
+
+    smoke   load the model, render a tool-calling conversation, generate, parse the call (in this process)
+    data    python -m data_recipes.build            -> OUT/data (default recipe; fixtures when the Hub is unreachable)
+    sft     python -m train.dft                     -> OUT/sft/model (DFT, LoRA, packed 4x512, its default lr)
+    grpo    python -m train.grpo                    -> OUT/grpo/model (the agent in the loop, from the SFT model)
+    export  python -m export.gguf                   -> OUT/model-q8_0.gguf (+ parity report against MLX)
+    eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
+    agent   nanoagent run on examples/sample_repo with the GGUF through llama.cpp -> OUT/agent
+
+Resumable: a finished stage leaves OUT/done/<stage>.json (its commands, exit codes, seconds) and a re-run skips
+it, unless its commands changed (other settings) or an earlier stage ran again, which re-run it. A failing stage
+stops the pipeline with its name, command and exit code; what finished before stays. Two outcomes are reported
+without stopping: an export whose parity check failed (the GGUF is written; exit code 3) and an agent that ended
+without answering (its exit status is in the summary). A summary table of every stage ends the run.
+
+Left out: resuming a stage killed half-way (it starts again; `train.dft` and `train.grpo` run by hand resume
+with --resume), and uploading the release (python -m export.hub --model OUT/grpo --repo-id USER/NAME).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
+import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.models import EMBEDDED, ModelLoadError, load
@@ -76,17 +99,195 @@ def run_demo(model_spec: str = EMBEDDED, max_tokens: int = 96) -> dict:
     return result
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default=EMBEDDED, help="embedded (default), a model folder, a .gguf, or a Hub id")
-    parser.add_argument("--max-tokens", type=int, default=96)
-    args = parser.parse_args(argv)
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = ("smoke", "data", "sft", "grpo", "export", "eval", "agent")
+
+
+@dataclass
+class Stage:
+    name: str
+    commands: list[list[str]] = field(default_factory=list)  # argv lists; empty for the in-process smoke run
+    ok: dict[int, str] = field(default_factory=lambda: {0: ""})  # accepted exit codes -> what they mean
+
+
+def plan(args) -> list[Stage]:
+    """The stages `args` ask for, with the exact commands they will run."""
+    out, py = Path(args.out), sys.executable
+    gguf = out / "model-q8_0.gguf"
+    grpo_used = "grpo" in args.stages or (out / "grpo" / "model" / "config.json").is_file()
+    trained = out / ("grpo" if grpo_used else "sft") / "model"
+    stages = {
+        "smoke": Stage("smoke"),
+        "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]]),
+        "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
+                              "--no-resume", "--loss", "dft", "--fine-tune", "lora", "--max-length", "512", "--pack",
+                              "--batch-size", "4", "--grad-accum", "1", "--steps", str(args.sft_steps),
+                              "--warmup-steps", str(max(1, args.sft_steps // 10)),
+                              "--val-every", str(args.sft_steps), "--val-batches", "4",
+                              "--validity-n", str(args.validity_n), "--save-every", str(args.sft_steps),
+                              "--seed", str(args.seed)]]),
+        "grpo": Stage("grpo", [[py, "-m", "train.grpo", "--model", str(out / "sft" / "model"),
+                                "--run-dir", str(out / "grpo"), "--no-resume", "--steps", str(args.grpo_steps),
+                                "--tasks-per-step", "2", "--group-size", "4", "--max-turns", "2",
+                                "--max-tokens-per-turn", "64", "--learning-rate", "5e-5", "--seed", str(args.seed)]]),
+        "export": Stage("export", [[py, "-m", "export.gguf", "--model", str(trained), "--out", str(gguf)]],
+                        ok={0: "", 3: "GGUF written, parity check failed (see the report above)"}),
+        "eval": Stage("eval", [[py, "-m", "eval.toolcall", "--model", model, "--suites", "simple_python",
+                                "--limit", str(args.eval_limit), "--label", label, "--out-dir", str(out / "eval"),
+                                "--name", label] for model, label in ((EMBEDDED, "base"), (str(trained), "trained"))]),
+        "agent": Stage("agent", [[py, "-m", "nanoagent.cli", "run", "--repo", str(ROOT / "examples" / "sample_repo"),
+                                  "--model", str(gguf), "--out", str(out / "agent"), "make the tests pass"]],
+                       ok={0: "", 1: "the agent stopped without a final answer (exit status in the summary)"}),
+    }
+    return [stages[name] for name in STAGES if name in args.stages]
+
+
+def _marker(out: Path, stage: str) -> Path:
+    return out / "done" / f"{stage}.json"
+
+
+def _read_json(path: Path) -> dict:
     try:
-        run_demo(args.model, args.max_tokens)
-    except ModelLoadError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def result_line(stage: str, out: Path) -> str:
+    """A one-line result of a finished stage, read from its own outputs ('' when they are missing)."""
+    if stage == "smoke":
+        r = _read_json(_marker(out, "smoke")).get("result", {})
+        calls = [c["function"]["name"] for c in r.get("tool_calls", [])]
+        return f"{r.get('tokens', '?')} tokens at {r.get('generation_tps', 0):.1f} tok/s; call: {calls or r.get('error') or 'none'}"
+    if stage == "data":
+        st = _read_json(out / "data" / "stats.json")
+        o = st.get("outputs", {})
+        return f"train {o.get('train', '?')} / valid {o.get('valid', '?')} records" if st else ""
+    if stage == "sft":
+        s = _read_json(out / "sft" / "summary.json")
+        if not s:
+            return ""
+        return (f"val loss {s.get('val_loss_first', float('nan')):.3f} -> {s.get('val_loss_last', float('nan')):.3f}; "
+                f"valid calls {s.get('validity_before', 0):.0%} -> {s.get('validity_after', 0):.0%}")
+    if stage == "grpo":
+        path = out / "grpo" / "metrics.jsonl"
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
+        rows = [r for r in rows if r.get("kind") == "train"]
+        if not rows:
+            return ""
+        skipped = sum(bool(r.get("skipped_update")) for r in rows)
+        return (f"{len(rows)} steps, {skipped} without an update (equal rewards in every group); mean reward "
+                f"{rows[0]['reward_mean']:.2f} -> {rows[-1]['reward_mean']:.2f}; valid calls "
+                f"{rows[-1].get('valid_call_rate', 0):.0%}")
+    if stage == "export":
+        e = _read_json(out / "model-q8_0.export.json")
+        nt = e.get("parity", {}).get("next_token", {})
+        if not e:
+            return ""
+        return (f"{e.get('export', {}).get('bytes', 0) / 1e6:.0f} MB; next-token agreement with MLX "
+                f"{nt.get('rate', float('nan')):.3f}" + ("; PARITY FAILED" if e.get("parity_failed") else ""))
+    if stage == "eval":
+        parts = []
+        for label in ("base", "trained"):
+            m = _read_json(out / "eval" / f"{label}.json").get("suites", {}).get("simple_python", {}).get("metrics")
+            if m:
+                parts.append(f"{label}: valid {m['valid_rate']:.0%}, correct {m['accuracy']:.0%} of {m['n']}")
+        return "; ".join(parts)
+    if stage == "agent":
+        t = _read_json(out / "agent" / "trajectory.json")
+        return f"exit status {t.get('exit_status')}, {len(t.get('steps', []))} steps" if t else ""
+    return ""
+
+
+def run_stage(stage: Stage, out: Path, args) -> tuple[str, str]:
+    """Run one stage; (status, note). Raises PipelineError when a command fails."""
+    if stage.name == "smoke":
+        result = run_demo(args.model, args.max_tokens)
+        return "done", json.dumps({k: result[k] for k in ("tokens", "generation_tps", "tool_calls", "error")})
+    notes = []
+    for cmd in stage.commands:
+        print(f"\n$ {shlex.join(cmd)}", flush=True)
+        code = subprocess.call(cmd, cwd=ROOT)
+        if code not in stage.ok:
+            raise PipelineError(f"stage {stage.name!r} failed: exit code {code} from\n  {shlex.join(cmd)}\n"
+                                f"Fix what it printed above and run the pipeline again: finished stages are kept.")
+        if stage.ok[code]:
+            notes.append(stage.ok[code])
+    return ("warning" if notes else "done"), "; ".join(notes)
+
+
+class PipelineError(RuntimeError):
+    pass
+
+
+def run_pipeline(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Path(args.out)
+    (out / "done").mkdir(parents=True, exist_ok=True)
+    rows, rerun_rest = [], args.force
+    for stage in plan(args):
+        marker = _marker(out, stage.name)
+        before = _read_json(marker)
+        same = before.get("commands") == stage.commands and (stage.name != "smoke" or before.get("model") == args.model)
+        if before and same and not rerun_rest:
+            print(f"[{stage.name}] already done ({before.get('seconds', 0):.0f} s); skipped (--force runs it again)")
+            rows.append((stage.name, "kept", before.get("seconds", 0), before.get("note", "")))
+            continue
+        if before and not same:
+            print(f"[{stage.name}] its settings changed since it last ran: running it again")
+        rerun_rest = True  # what comes after consumes this stage's outputs
+        marker.unlink(missing_ok=True)
+        print(f"\n[{stage.name}] ...", flush=True)
+        start = time.perf_counter()
+        try:
+            status, note = run_stage(stage, out, args)
+        except (PipelineError, ModelLoadError) as e:
+            rows.append((stage.name, "FAILED", time.perf_counter() - start, ""))
+            _summary(rows, out, Console, Table)
+            print(f"\nerror: {e}", file=sys.stderr)
+            return 1
+        seconds = time.perf_counter() - start
+        record = {"stage": stage.name, "commands": stage.commands, "seconds": round(seconds, 1), "status": status,
+                  "note": note if stage.name != "smoke" else "", "model": args.model}
+        if stage.name == "smoke":
+            record["result"] = json.loads(note)
+        marker.write_text(json.dumps(record, indent=2) + "\n")
+        rows.append((stage.name, status, seconds, record["note"]))
+    _summary(rows, out, Console, Table)
     return 0
+
+
+def _summary(rows, out: Path, Console, Table) -> None:
+    table = Table(title=f"nanoagent pipeline ({out})")
+    for col in ("stage", "status", "seconds", "result"):
+        table.add_column(col)
+    for name, status, seconds, note in rows:
+        line = result_line(name, out) if status != "FAILED" else ""
+        table.add_row(name, status, f"{seconds:.0f}", "; ".join(x for x in (line, note) if x))
+    Console().print(table)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nanoagent.pipeline", description=__doc__.splitlines()[0])
+    parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES, metavar="STAGE",
+                        help=f"stages to run, in pipeline order (default: all of {', '.join(STAGES)})")
+    parser.add_argument("--out", default="runs/pipeline", help="folder for every stage's outputs")
+    parser.add_argument("--force", action="store_true", help="run the stages again even when already done")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the DFT run (packed 4x512)")
+    parser.add_argument("--validity-n", type=int, default=8, help="held-out tool-call prompts scored before/after SFT")
+    parser.add_argument("--grpo-steps", type=int, default=2, help="GRPO steps (2 tasks x 4 rollouts each)")
+    parser.add_argument("--eval-limit", type=int, default=10, help="BFCL simple_python items per model")
+    parser.add_argument("--model", default=EMBEDDED, help="smoke stage: embedded (default), a model folder, a .gguf "
+                                                          "or a Hub id")
+    parser.add_argument("--max-tokens", type=int, default=96, help="smoke stage: reply length")
+    args = parser.parse_args(argv)
+    for flag in ("sft_steps", "validity_n", "grpo_steps", "eval_limit", "max_tokens"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(args, flag)}")
+    return run_pipeline(args)
 
 
 if __name__ == "__main__":
