@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.heldout import HELDOUT_TEXT
 from nanoagent.render import render_prompt, render_text
 
 WEATHER = {"type": "function", "function": {
@@ -60,17 +61,7 @@ CODE_TEXTS = [
     "import json\nfrom pathlib import Path\n\n\ndef load_config(path: str) -> dict:\n    \"\"\"Read a JSON config.\"\"\"\n"
     "    return json.loads(Path(path).read_text())\n",
 ]
-# Held-out text for perplexity: written for this check, so it is in no training or eval set.
-HELDOUT_TEXT = (
-    "The lighthouse keeper counted the ships that passed each evening and wrote their names in a worn notebook. "
-    "Most nights there were only fishing boats, but in late autumn the cargo vessels came south before the storms. "
-    "She liked to guess where each one was going from the way it sat in the water: a ship riding high was empty and "
-    "heading home, while a low, slow one carried grain or timber to the harbours along the coast. When the fog "
-    "rolled in she lit the lamp early and listened for the horns, which sounded closer than they were. In spring "
-    "her nephew visited and asked why she still kept the notebook when the harbour office tracked every ship by "
-    "radio. She told him that a list written by hand is a different kind of record, because it remembers what the "
-    "writer noticed and not only what the machines were told to measure."
-)
+# Held-out text for perplexity: nanoagent/heldout.py (written for this project, in no training or eval set).
 
 
 def _bar(items, desc: str):

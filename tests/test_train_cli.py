@@ -71,6 +71,9 @@ def test_end_to_end_fused_and_adapters(tiny, tmp_path):
     assert all(r["tokens_per_s"] > 0 and "peak_mem_gb" in r and "lr" in r for r in rows if r["kind"] == "train")
     validity = json.loads((run / "validity.json").read_text())
     assert validity["before"]["n"] == 2 and validity["after"]["n"] == 2
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["prose_ppl_before"] > 1 and summary["prose_ppl_after"] > 1
+    assert summary["prose_ppl_before"] != summary["prose_ppl_after"]  # measured on the base, then the trained model
 
     fused, tok = mlx_load(str(run / "model"))
     na_model, _ = na_load(str(run / "model"))

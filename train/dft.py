@@ -85,6 +85,7 @@ def calling_records(records: list, n: int) -> list:
 def run(cfg: DFTConfig) -> dict:
     import mlx.core as mx
 
+    from nanoagent.heldout import prose_perplexity
     from nanoagent.models import load, resolve_model_path
     from train.losses import LOSSES
     from train.report import RunReporter, plot_losses
@@ -125,6 +126,7 @@ def run(cfg: DFTConfig) -> dict:
     def validity_of(model) -> dict:
         result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens)
         return {"validity": result["metrics"]["valid_rate"], **result["metrics"],
+                "prose_ppl": prose_perplexity(model, tokenizer),  # what the fine-tune costs in plain English
                 "examples": [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]}
 
     model, _ = load(cfg.model)
@@ -136,7 +138,7 @@ def run(cfg: DFTConfig) -> dict:
         validity["before"] = validity_of(model)
         validity_path.write_text(json.dumps(validity, indent=2))
         say(f"  before: valid {validity['before']['validity']:.3f}, accuracy {validity['before']['accuracy']:.3f} "
-            f"{validity['before']['kinds']}")
+            f"{validity['before']['kinds']}; held-out prose perplexity {validity['before']['prose_ppl']:.1f}")
 
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
@@ -160,7 +162,7 @@ def run(cfg: DFTConfig) -> dict:
             validity["after"] = validity_of(model)
             validity_path.write_text(json.dumps(validity, indent=2))
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
-                f"{validity['after']['kinds']}")
+                f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
         final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
@@ -171,7 +173,9 @@ def run(cfg: DFTConfig) -> dict:
                        validity_before=validity.get("before", {}).get("validity"),
                        validity_after=validity.get("after", {}).get("validity"),
                        accuracy_before=validity.get("before", {}).get("accuracy"),
-                       accuracy_after=validity.get("after", {}).get("accuracy"))
+                       accuracy_after=validity.get("after", {}).get("accuracy"),
+                       prose_ppl_before=validity.get("before", {}).get("prose_ppl"),
+                       prose_ppl_after=validity.get("after", {}).get("prose_ppl"))
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
         say(json.dumps(summary, indent=2))
     return summary
