@@ -18,7 +18,8 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
 
 Resumable: a finished stage leaves OUT/done/<stage>.json (its commands, exit codes, seconds) and a re-run skips
 it, unless its commands changed (other settings) or an earlier stage ran again, which re-run it. A failing stage
-stops the pipeline with its name, command and exit code; what finished before stays. Two outcomes are reported
+stops the pipeline with its name, command and exit code; what finished before stays. A stage that runs
+again first moves its earlier outputs to NAME.previous. Two outcomes are reported
 without stopping: an export whose parity check failed (the GGUF is written; exit code 3) and an agent that ended
 without answering (its exit status is in the summary). A summary table of every stage ends the run.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -108,6 +110,7 @@ class Stage:
     name: str
     commands: list[list[str]] = field(default_factory=list)  # argv lists; empty for the in-process smoke run
     ok: dict[int, str] = field(default_factory=lambda: {0: ""})  # accepted exit codes -> what they mean
+    outputs: list[Path] = field(default_factory=list)  # moved to NAME.previous before the stage runs again
 
 
 def plan(args) -> list[Stage]:
@@ -118,26 +121,31 @@ def plan(args) -> list[Stage]:
     trained = out / ("grpo" if grpo_used else "sft") / "model"
     stages = {
         "smoke": Stage("smoke"),
-        "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]]),
+        "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]],
+                      outputs=[out / "data"]),
         "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
                               "--no-resume", "--loss", "dft", "--fine-tune", "lora", "--max-length", "512", "--pack",
                               "--batch-size", "4", "--grad-accum", "1", "--steps", str(args.sft_steps),
                               "--warmup-steps", str(max(1, args.sft_steps // 10)),
                               "--val-every", str(args.sft_steps), "--val-batches", "4",
                               "--validity-n", str(args.validity_n), "--save-every", str(args.sft_steps),
-                              "--seed", str(args.seed)]]),
+                              "--seed", str(args.seed)]], outputs=[out / "sft"]),
         "grpo": Stage("grpo", [[py, "-m", "train.grpo", "--model", str(out / "sft" / "model"),
                                 "--run-dir", str(out / "grpo"), "--no-resume", "--steps", str(args.grpo_steps),
                                 "--tasks-per-step", "2", "--group-size", "4", "--max-turns", "2",
-                                "--max-tokens-per-turn", "64", "--learning-rate", "5e-5", "--seed", str(args.seed)]]),
+                                "--max-tokens-per-turn", "64", "--learning-rate", "5e-5", "--seed", str(args.seed)]],
+                      outputs=[out / "grpo"]),
         "export": Stage("export", [[py, "-m", "export.gguf", "--model", str(trained), "--out", str(gguf)]],
-                        ok={0: "", 3: "GGUF written, parity check failed (see the report above)"}),
+                        ok={0: "", 3: "GGUF written, parity check failed (see the report above)"},
+                        outputs=[gguf, gguf.with_suffix(".export.json")]),
         "eval": Stage("eval", [[py, "-m", "eval.toolcall", "--model", model, "--suites", "simple_python",
                                 "--limit", str(args.eval_limit), "--label", label, "--out-dir", str(out / "eval"),
-                                "--name", label] for model, label in ((EMBEDDED, "base"), (str(trained), "trained"))]),
+                                "--name", label] for model, label in ((EMBEDDED, "base"), (str(trained), "trained"))],
+                      outputs=[out / "eval"]),
         "agent": Stage("agent", [[py, "-m", "nanoagent.cli", "run", "--repo", str(ROOT / "examples" / "sample_repo"),
                                   "--model", str(gguf), "--out", str(out / "agent"), "make the tests pass"]],
-                       ok={0: "", 1: "the agent stopped without a final answer (exit status in the summary)"}),
+                       ok={0: "", 1: "the agent stopped without a final answer (exit status in the summary)"},
+                       outputs=[out / "agent"]),
     }
     return [stages[name] for name in STAGES if name in args.stages]
 
@@ -220,6 +228,20 @@ class PipelineError(RuntimeError):
     pass
 
 
+def set_aside(paths: list[Path]) -> None:
+    """Move a stage's earlier outputs to NAME.previous (replacing an older one), so a re-run starts clean and the
+    last results stay readable."""
+    for path in paths:
+        if path.exists():
+            previous = path.with_name(path.name + ".previous")
+            if previous.is_dir():
+                shutil.rmtree(previous)
+            elif previous.exists():
+                previous.unlink()
+            path.rename(previous)
+            print(f"  earlier output moved to {previous}")
+
+
 def run_pipeline(args) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -239,6 +261,7 @@ def run_pipeline(args) -> int:
             print(f"[{stage.name}] its settings changed since it last ran: running it again")
         rerun_rest = True  # what comes after consumes this stage's outputs
         marker.unlink(missing_ok=True)
+        set_aside(stage.outputs)
         print(f"\n[{stage.name}] ...", flush=True)
         start = time.perf_counter()
         try:

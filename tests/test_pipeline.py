@@ -110,3 +110,20 @@ def test_bad_step_counts_are_refused_before_anything_runs(tmp_path, capsys):
         pipeline.main(["--out", str(tmp_path), "--sft-steps", "0"])
     assert e.value.code == 2 and "--sft-steps must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "done").exists()
+
+
+def test_a_stage_that_runs_again_sets_its_earlier_outputs_aside(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+
+    def plan(args):
+        cmd = [sys.executable, "-c", f"import pathlib, time; p = pathlib.Path({str(out / 'sft')!r}); "
+                                     "p.mkdir(parents=True, exist_ok=True); "
+                                     "(p / 'metrics.jsonl').open('a').write(str(time.time()) + '\\n')"]
+        return [Stage("sft", [cmd], outputs=[out / "sft"])]
+
+    monkeypatch.setattr(pipeline, "plan", plan)
+    assert pipeline.main(["--out", str(out), "--stages", "sft"]) == 0
+    first = (out / "sft" / "metrics.jsonl").read_text()
+    assert pipeline.main(["--out", str(out), "--stages", "sft", "--force"]) == 0
+    assert len((out / "sft" / "metrics.jsonl").read_text().splitlines()) == 1  # a clean folder, not appended to
+    assert (out / "sft.previous" / "metrics.jsonl").read_text() == first
