@@ -28,10 +28,12 @@ def score_reply(text: str, item: EvalItem) -> dict:
     try:
         reply, valid = parse(text, item.tools), True
     except BadArgumentsError as e:  # well-formed calls whose arguments break the JSON Schema: the checker decides
-        reply, valid, schema_error = parse(text, None), False, e
+        try:
+            reply, valid, schema_error = parse(text, None), False, e
+        except ToolCallError as broken:  # and broken structure further on (a later unclosed tag): that decides
+            return _broken(has_call, broken)
     except ToolCallError as e:
-        return {"has_call": has_call, "valid": False, "correct": False, "kind": e.kind, "message": str(e)[:300],
-                "calls": []}
+        return _broken(has_call, e)
     calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in reply.tool_calls]
     check = check_calls(reply.tool_calls, item.answers, item.functions, expect_call=item.expect == "any_call")
     out = {"has_call": bool(calls) or has_call, "valid": valid and bool(calls), "correct": check.correct,
@@ -41,3 +43,8 @@ def score_reply(text: str, item: EvalItem) -> dict:
         if not check.correct:
             out["kind"] = f"{check.kind}+bad_arguments"
     return out
+
+
+def _broken(has_call: bool, e: ToolCallError) -> dict:
+    return {"has_call": has_call, "valid": False, "correct": False, "kind": e.kind, "message": str(e)[:300],
+            "calls": []}

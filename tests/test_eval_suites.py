@@ -89,7 +89,10 @@ def test_parser_rejections_are_scored_invalid_never_raised():
                        ("<tool_call>\n{name: area}\n</tool_call>", "not_json"),
                        ('<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>', "unknown_tool"),
                        ('<tool_call>\n{"name": "calculate_triangle_area", "arguments": {"base": "ten"}}\n</tool_call>',
-                        "missing_required+bad_arguments")]:
+                        "missing_required+bad_arguments"),
+                       # a call with bad arguments, then an unclosed one (a trained model's reply crashed train.dft)
+                       ('<tool_call>\n{"name": "calculate_triangle_area", "arguments": {"base": "ten"}}\n</tool_call>'
+                        '\n<tool_call>\n{"name": "calculate_triangle_area"', "unclosed_tag")]:
         got = score_reply(text, item)
         assert got == {**got, "has_call": True, "valid": False, "correct": False, "kind": kind}
 

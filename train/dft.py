@@ -9,7 +9,7 @@
 Order of work, so bad input fails in seconds, not hours: config (unknown keys, bad values) -> data folder (built
 from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
--> training (progress bar, metrics.jsonl, checkpoints) -> validity after -> final model -> loss.png, summary.json.
+-> training (progress bar, metrics.jsonl, checkpoints) -> final model, loss.png -> validity after -> summary.json.
 Validity is scored by the eval stage (`eval.toolcall.evaluate_model`, greedy, batched): the share of replies on held-out
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
@@ -157,15 +157,15 @@ def run(cfg: DFTConfig) -> dict:
                "tokens_per_s": state.input_tokens / max(state.train_seconds, 1e-9),
                "resumed_from": state.resumed_from, "world_size": world}
     if rank == 0:
+        final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)  # first: nothing after can lose it
+        if cfg.plot:
+            plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
         if prompts and cfg.validity_n:
             say(f"tool-call validity after training on {len(prompts)} held-out prompts ...", flush=True)
             validity["after"] = validity_of(model)
             validity_path.write_text(json.dumps(validity, indent=2))
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
                 f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
-        final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
-        if cfg.plot:
-            plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
         vals = [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines())
                 if r["kind"] == "valid"]
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
