@@ -173,10 +173,16 @@ def result_line(stage: str, out: Path) -> str:
         return f"train {o.get('train', '?')} / valid {o.get('valid', '?')} records" if st else ""
     if stage == "sft":
         s = _read_json(out / "sft" / "summary.json")
-        if not s:
+        metrics = out / "sft" / "metrics.jsonl"
+        vals = [r for r in map(json.loads, metrics.read_text().splitlines()) if r.get("kind") == "valid"] \
+            if metrics.is_file() else []
+        if not s or not vals:
             return ""
-        return (f"val loss {s.get('val_loss_first', float('nan')):.3f} -> {s.get('val_loss_last', float('nan')):.3f}; "
-                f"valid calls {s.get('validity_before', 0):.0%} -> {s.get('validity_after', 0):.0%}")
+        nan = float("nan")
+        # cross-entropy, not the DFT loss: p * CE also falls when unlikely tokens become even less likely
+        return (f"val cross-entropy {vals[0].get('val_ce', nan):.3f} -> {vals[-1].get('val_ce', nan):.3f}; valid calls "
+                f"{s.get('validity_before') or 0:.0%} -> {s.get('validity_after') or 0:.0%}; prose perplexity "
+                f"{s.get('prose_ppl_before') or nan:.0f} -> {s.get('prose_ppl_after') or nan:.0f}")
     if stage == "grpo":
         path = out / "grpo" / "metrics.jsonl"
         rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []

@@ -127,3 +127,16 @@ def test_a_stage_that_runs_again_sets_its_earlier_outputs_aside(tmp_path, monkey
     assert pipeline.main(["--out", str(out), "--stages", "sft", "--force"]) == 0
     assert len((out / "sft" / "metrics.jsonl").read_text().splitlines()) == 1  # a clean folder, not appended to
     assert (out / "sft.previous" / "metrics.jsonl").read_text() == first
+
+
+def test_the_summary_reads_each_stage_result_from_its_own_files(tmp_path):
+    (tmp_path / "sft").mkdir()
+    (tmp_path / "sft" / "summary.json").write_text(json.dumps(
+        {"validity_before": 0.0, "validity_after": 0.25, "prose_ppl_before": 65.2, "prose_ppl_after": 751.3}))
+    (tmp_path / "sft" / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in [
+        {"kind": "valid", "step": 0, "val_loss": 0.107, "val_ce": 1.082},
+        {"kind": "train", "step": 1, "loss": 0.1},
+        {"kind": "valid", "step": 12, "val_loss": 0.019, "val_ce": 1.890}]))
+    line = pipeline.result_line("sft", tmp_path)
+    assert "val cross-entropy 1.082 -> 1.890" in line and "0% -> 25%" in line and "65 -> 751" in line
+    assert pipeline.result_line("grpo", tmp_path) == ""  # nothing there: no line, no crash
