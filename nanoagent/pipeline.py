@@ -161,6 +161,19 @@ def _read_json(path: Path) -> dict:
         return {}
 
 
+def _jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a JSONL file (lines that are not objects are passed over; no file: none)."""
+    rows = []
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
 def result_line(stage: str, out: Path) -> str:
     """A one-line result of a finished stage, read from its own outputs ('' when they are missing)."""
     if stage == "smoke":
@@ -173,9 +186,7 @@ def result_line(stage: str, out: Path) -> str:
         return f"train {o.get('train', '?')} / valid {o.get('valid', '?')} records" if st else ""
     if stage == "sft":
         s = _read_json(out / "sft" / "summary.json")
-        metrics = out / "sft" / "metrics.jsonl"
-        vals = [r for r in map(json.loads, metrics.read_text().splitlines()) if r.get("kind") == "valid"] \
-            if metrics.is_file() else []
+        vals = [r for r in _jsonl(out / "sft" / "metrics.jsonl") if r.get("kind") == "valid"]
         if not s or not vals:
             return ""
         nan = float("nan")
@@ -184,9 +195,7 @@ def result_line(stage: str, out: Path) -> str:
                 f"{s.get('validity_before') or 0:.0%} -> {s.get('validity_after') or 0:.0%}; prose perplexity "
                 f"{s.get('prose_ppl_before') or nan:.0f} -> {s.get('prose_ppl_after') or nan:.0f}")
     if stage == "grpo":
-        path = out / "grpo" / "metrics.jsonl"
-        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
-        rows = [r for r in rows if r.get("kind") == "train"]
+        rows = [r for r in _jsonl(out / "grpo" / "metrics.jsonl") if r.get("kind") == "train"]
         if not rows:
             return ""
         skipped = sum(bool(r.get("skipped_update")) for r in rows)
