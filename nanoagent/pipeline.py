@@ -10,11 +10,15 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
 
     smoke   load the model, render a tool-calling conversation, generate, parse the call (in this process)
     data    python -m data_recipes.build            -> OUT/data (default recipe; fixtures when the Hub is unreachable)
-    sft     python -m train.dft                     -> OUT/sft/model (DFT, LoRA, packed 4x512, its default lr)
+    sft     python -m train.dft                     -> OUT/sft/model (SFT, LoRA, packed 4x512, its default lr)
     grpo    python -m train.grpo                    -> OUT/grpo/model (the agent in the loop, from the SFT model)
     export  python -m export.gguf                   -> OUT/model-q8_0.gguf (+ parity report against MLX)
     eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
     agent   nanoagent run on examples/sample_repo with the GGUF through llama.cpp -> OUT/agent
+
+The short run is SFT, not train.dft's default DFT: measured here over 12 steps from the embedded model, SFT took
+the validation cross-entropy from 1.08 to 0.47 and held-out valid tool calls from 0/8 to 3/8 (prose perplexity
+65 -> 86), while DFT raised the cross-entropy to 1.89, left valid calls at 0/8 and the prose perplexity at 292.
 
 Resumable: a finished stage leaves OUT/done/<stage>.json (its commands, exit codes, seconds) and a re-run skips
 it, unless its commands changed (other settings) or an earlier stage ran again, which re-run it. A failing stage
@@ -124,7 +128,7 @@ def plan(args) -> list[Stage]:
         "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]],
                       outputs=[out / "data"]),
         "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
-                              "--no-resume", "--loss", "dft", "--fine-tune", "lora", "--max-length", "512", "--pack",
+                              "--no-resume", "--loss", "sft", "--fine-tune", "lora", "--max-length", "512", "--pack",
                               "--batch-size", "4", "--grad-accum", "1", "--steps", str(args.sft_steps),
                               "--warmup-steps", str(max(1, args.sft_steps // 10)),
                               "--val-every", str(args.sft_steps), "--val-batches", "4",
