@@ -1,6 +1,6 @@
 """The main job, end to end on the embedded defaults: the README's first command runs this.
 
-    python -m nanoagent.pipeline                          # every stage, small settings (about 20 min on 2 cores)
+    python -m nanoagent.pipeline                          # every stage, small settings (about 12 min on 2 cores)
     python -m nanoagent.pipeline --stages smoke           # the smoke run only (seconds)
     python -m nanoagent.pipeline --out runs/pipeline --sft-steps 90 --grpo-steps 10 --eval-limit 50
     python -m nanoagent.pipeline --force                  # run every stage again
@@ -119,7 +119,7 @@ class Stage:
 
 def plan(args) -> list[Stage]:
     """The stages `args` ask for, with the exact commands they will run."""
-    out, py = Path(args.out), sys.executable
+    out, py = Path(args.out).resolve(), sys.executable  # absolute: the stages run from the repository root
     gguf = out / "model-q8_0.gguf"
     grpo_used = "grpo" in args.stages or (out / "grpo" / "model" / "config.json").is_file()
     trained = out / ("grpo" if grpo_used else "sft") / "model"
@@ -265,7 +265,7 @@ def run_pipeline(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     (out / "done").mkdir(parents=True, exist_ok=True)
     rows, rerun_rest = [], args.force
     for stage in plan(args):

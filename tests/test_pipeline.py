@@ -140,3 +140,9 @@ def test_the_summary_reads_each_stage_result_from_its_own_files(tmp_path):
     line = pipeline.result_line("sft", tmp_path)
     assert "val cross-entropy 1.082 -> 1.890" in line and "0% -> 25%" in line and "65 -> 751" in line
     assert pipeline.result_line("grpo", tmp_path) == ""  # nothing there: no line, no crash
+
+
+def test_a_relative_out_folder_is_where_the_user_ran_the_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the stages run from the repository root, so their paths must be absolute
+    stages = plan_for("rel", "data")
+    assert str(tmp_path / "rel" / "data") in stages["data"].commands[0]
