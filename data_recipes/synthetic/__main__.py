@@ -15,70 +15,55 @@ from __future__ import annotations
 
 import nanoagent  # noqa: F401  (before anything that may import mlx)
 
-import argparse
 import dataclasses
 import json
 import sys
 from pathlib import Path
 
-import yaml
 from tqdm import tqdm
 
 from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, generate
 from data_recipes.synthetic.stats import summarize
+from nanoagent.config import ConfigError, build_parser, load
 
 
 @dataclasses.dataclass
 class SyntheticConfig:
-    n: int = 2000
+    n: int = dataclasses.field(default=2000, metadata={"help": "rows to generate"})
     seed: int = 0
-    kinds: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_KINDS))
+    kinds: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_KINDS), metadata={
+        "help": "kind=weight,... e.g. coding=1,single=2 (in YAML, a mapping); default: every kind"})
     out: str = "data/synthetic/sample.jsonl"
-    tokenizer: str = "none"
+    tokenizer: str = dataclasses.field(default="none", metadata={"help": "none | tiny | embedded | model folder | Hub id"})
 
 
-def parse_kinds(text: str) -> dict:
-    out = {}
-    for part in text.split(","):
-        name, _, weight = part.partition("=")
-        try:
-            out[name.strip()] = float(weight) if weight else 1.0
-        except ValueError:
-            raise SystemExit(f"--kinds: weight {weight!r} of {name!r} is not a number (use e.g. coding=1,single=2)")
-    return out
+def parse_kinds(value) -> dict:
+    """`coding=1,single=2` (a flag) or a mapping / list of kinds (YAML) -> checked kind -> weight."""
+    if isinstance(value, str):
+        out = {}
+        for part in value.split(","):
+            name, _, weight = part.partition("=")
+            try:
+                out[name.strip()] = float(weight) if weight else 1.0
+            except ValueError:
+                raise ConfigError(f"kinds: weight {weight!r} of {name!r} is not a number "
+                                  "(use e.g. coding=1,single=2)") from None
+        value = out
+    try:
+        return check_kinds(value)
+    except ValueError as e:
+        raise ConfigError(f"kinds: {e}") from None
 
 
 def resolve(argv=None) -> SyntheticConfig:
-    ap = argparse.ArgumentParser(prog="python -m data_recipes.synthetic", description=__doc__.split("\n")[0])
-    ap.add_argument("--config", help="YAML file with any of: n, seed, kinds, out, tokenizer")
-    ap.add_argument("--n", type=int)
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--kinds", help="kind=weight,... e.g. coding=1,single=2")
-    ap.add_argument("--out")
-    ap.add_argument("--tokenizer", help="none | tiny | embedded | model folder | Hub id")
-    args = ap.parse_args(argv)
-    cfg = SyntheticConfig()
-    if args.config:
-        path = Path(args.config)
-        if not path.is_file():
-            raise SystemExit(f"--config: {path} does not exist")
-        data = yaml.safe_load(path.read_text()) or {}
-        fields = {f.name for f in dataclasses.fields(SyntheticConfig)}
-        unknown = set(data) - fields
-        if unknown:
-            raise SystemExit(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(fields)}")
-        cfg = dataclasses.replace(cfg, **data)
-    for name in ("n", "seed", "out", "tokenizer"):
-        if getattr(args, name) is not None:  # "not given" is not "false"
-            setattr(cfg, name, getattr(args, name))
-    if args.kinds:
-        cfg.kinds = parse_kinds(args.kinds)
+    """Defaults < --config YAML < flags (nanoagent.config); a bad key or value exits with a message naming it."""
+    parser = build_parser(SyntheticConfig, __doc__.split("\n")[0], prog="python -m data_recipes.synthetic")
     try:
-        cfg.kinds = check_kinds(cfg.kinds)
-    except ValueError as e:
-        raise SystemExit(str(e))
-    if not isinstance(cfg.n, int) or cfg.n < 0:
-        raise SystemExit(f"n must be a whole number >= 0, got {cfg.n!r}")
+        cfg = load(SyntheticConfig, argv, parser, parsers={"kinds": parse_kinds})
+    except ConfigError as e:
+        raise SystemExit(f"error: {e}") from None
+    if cfg.n < 0:
+        raise SystemExit(f"error: n must be a whole number >= 0, got {cfg.n}")
     return cfg
 
 
