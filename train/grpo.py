@@ -76,11 +76,11 @@ def compact(traj) -> dict:
     return d
 
 
-def update(model, optimizer, batches, cfg, ref_model=None) -> dict:
-    """`inner_steps` optimiser steps on the batch; gradients of micro-batches add up (weights are global)."""
+def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
+    """`inner_steps` optimiser steps on the batch; gradients of micro-batches add up (weights are global), then
+    `apply_update` (train.trainer.compiled_update: clip and AdamW in one compiled function) takes the step."""
     import mlx.core as mx
     import mlx.nn as nn
-    import mlx.optimizers as optim
     import numpy as np
     from mlx.utils import tree_map
 
@@ -98,11 +98,8 @@ def update(model, optimizer, batches, cfg, ref_model=None) -> dict:
             grads = g if grads is None else tree_map(mx.add, grads, g)
             total = total + value
             mx.eval(grads, total)
-        norm = mx.array(float("nan"))
-        if cfg.grad_clip > 0:
-            grads, norm = optim.clip_grad_norm(grads, cfg.grad_clip)
-        optimizer.update(model, grads)
-        mx.eval(model.parameters(), optimizer.state, norm)
+        norm = apply_update(grads, mx.array(1.0))  # the loss is already a weighted sum: nothing to divide by
+        mx.eval(model.parameters(), norm)
         losses.append(total.item())
         norms.append(norm.item())
     for b in batches:  # how far the policy moved from the sampling policy after this batch's updates
@@ -112,7 +109,7 @@ def update(model, optimizer, batches, cfg, ref_model=None) -> dict:
             "clip_fraction": sum(c * w for c, w in clips) / n}
 
 
-def train_step(step, model, optimizer, backend, tasks, cfg, run_dir, ref_model=None) -> dict:
+def train_step(step, model, optimizer, apply_update, backend, tasks, cfg, run_dir, ref_model=None) -> dict:
     import numpy as np
 
     from train.grpo_loss import group_advantages, make_batches, trajectory_samples
@@ -162,7 +159,7 @@ def train_step(step, model, optimizer, backend, tasks, cfg, run_dir, ref_model=N
     if samples:
         budget = cfg.max_turns * cfg.max_tokens_per_turn
         batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
-        upd = {**update(model, optimizer, batches, cfg, ref_model), "skipped_update": False}
+        upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False}
     update_s = time.perf_counter() - t1
     groups = max(min(cfg.tasks_per_step, len(tasks)), 1)
     info = {"step": step + 1, "reward_mean": float(np.mean(totals_all)), "reward_std": float(np.std(totals_all)),
@@ -187,7 +184,7 @@ def run(cfg: GRPOConfig) -> dict:
     from nanoagent.tasks import load_tasks
     from train.checkpoint import fingerprint, load_checkpoint, save_checkpoint
     from train.grpo_rollout import evaluate_policy
-    from train.trainer import build_optimizer
+    from train.trainer import build_optimizer, compiled_update
     from train.tuning import prepare, save_final
 
     tasks = load_tasks(cfg.tasks)  # TaskError before any model loads
@@ -226,6 +223,7 @@ def run(cfg: GRPOConfig) -> dict:
         if restored:
             step = restored["step"]
             print(f"resumed at step {step} from {restored['path']}", flush=True)
+    apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
                  "trainable_parameters": n_trainable, "training_tasks": len(tasks)}
     save_grpo_config(cfg, run_dir)
@@ -236,7 +234,7 @@ def run(cfg: GRPOConfig) -> dict:
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
     while step < cfg.steps:
-        info = train_step(step, model, optimizer, backend, tasks, cfg, run_dir, ref_model)
+        info = train_step(step, model, optimizer, apply_update, backend, tasks, cfg, run_dir, ref_model)
         step += 1
         rollout_s += info["rollout_s"]
         update_s += info["update_s"]
