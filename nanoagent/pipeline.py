@@ -106,6 +106,7 @@ def run_demo(model_spec: str = EMBEDDED, max_tokens: int = 96) -> dict:
 
 
 ROOT = Path(__file__).resolve().parents[1]
+GGUF_NAME = "model-q8_0.gguf"  # export writes its report beside it as model-q8_0.export.json
 STAGES = ("smoke", "data", "sft", "grpo", "export", "eval", "agent")
 
 
@@ -115,16 +116,17 @@ class Stage:
     commands: list[list[str]] = field(default_factory=list)  # argv lists; empty for the in-process smoke run
     ok: dict[int, str] = field(default_factory=lambda: {0: ""})  # accepted exit codes -> what they mean
     outputs: list[Path] = field(default_factory=list)  # moved to NAME.previous before the stage runs again
+    settings: dict = field(default_factory=dict)  # in-process settings; with `commands`, what "changed" compares
 
 
 def plan(args) -> list[Stage]:
     """The stages `args` ask for, with the exact commands they will run."""
     out, py = Path(args.out).resolve(), sys.executable  # absolute: the stages run from the repository root
-    gguf = out / "model-q8_0.gguf"
+    gguf = out / GGUF_NAME
     grpo_used = "grpo" in args.stages or (out / "grpo" / "model" / "config.json").is_file()
     trained = out / ("grpo" if grpo_used else "sft") / "model"
     stages = {
-        "smoke": Stage("smoke"),
+        "smoke": Stage("smoke", settings={"model": args.model, "max_tokens": args.max_tokens}),
         "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]],
                       outputs=[out / "data"]),
         "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
@@ -207,7 +209,7 @@ def result_line(stage: str, out: Path) -> str:
                 f"{rows[0]['reward_mean']:.2f} -> {rows[-1]['reward_mean']:.2f}; valid calls "
                 f"{rows[-1].get('valid_call_rate', 0):.0%}")
     if stage == "export":
-        e = _read_json(out / "model-q8_0.export.json")
+        e = _read_json((out / GGUF_NAME).with_suffix(".export.json"))
         nt = e.get("parity", {}).get("next_token", {})
         if not e:
             return ""
@@ -226,11 +228,11 @@ def result_line(stage: str, out: Path) -> str:
     return ""
 
 
-def run_stage(stage: Stage, out: Path, args) -> tuple[str, str]:
-    """Run one stage; (status, note). Raises PipelineError when a command fails."""
+def run_stage(stage: Stage) -> tuple[str, str, dict]:
+    """Run one stage; (status, note, in-process result). Raises PipelineError when a command fails."""
     if stage.name == "smoke":
-        result = run_demo(args.model, args.max_tokens)
-        return "done", json.dumps({k: result[k] for k in ("tokens", "generation_tps", "tool_calls", "error")})
+        result = run_demo(stage.settings["model"], stage.settings["max_tokens"])
+        return "done", "", {k: result[k] for k in ("tokens", "generation_tps", "tool_calls", "error")}
     notes = []
     for cmd in stage.commands:
         print(f"\n$ {shlex.join(cmd)}", flush=True)
@@ -240,7 +242,7 @@ def run_stage(stage: Stage, out: Path, args) -> tuple[str, str]:
                                 f"Fix what it printed above and run the pipeline again: finished stages are kept.")
         if stage.ok[code]:
             notes.append(stage.ok[code])
-    return ("warning" if notes else "done"), "; ".join(notes)
+    return ("warning" if notes else "done"), "; ".join(notes), {}
 
 
 class PipelineError(RuntimeError):
@@ -271,7 +273,7 @@ def run_pipeline(args) -> int:
     for stage in plan(args):
         marker = _marker(out, stage.name)
         before = _read_json(marker)
-        same = before.get("commands") == stage.commands and (stage.name != "smoke" or before.get("model") == args.model)
+        same = before.get("commands") == stage.commands and before.get("settings", {}) == stage.settings
         if before and same and not rerun_rest:
             print(f"[{stage.name}] already done ({before.get('seconds', 0):.0f} s); skipped (--force runs it again)")
             rows.append((stage.name, "kept", before.get("seconds", 0), before.get("note", "")))
@@ -284,19 +286,17 @@ def run_pipeline(args) -> int:
         print(f"\n[{stage.name}] ...", flush=True)
         start = time.perf_counter()
         try:
-            status, note = run_stage(stage, out, args)
+            status, note, result = run_stage(stage)
         except (PipelineError, ModelLoadError) as e:
             rows.append((stage.name, "FAILED", time.perf_counter() - start, ""))
             _summary(rows, out, Console, Table)
             print(f"\nerror: {e}", file=sys.stderr)
             return 1
         seconds = time.perf_counter() - start
-        record = {"stage": stage.name, "commands": stage.commands, "seconds": round(seconds, 1), "status": status,
-                  "note": note if stage.name != "smoke" else "", "model": args.model}
-        if stage.name == "smoke":
-            record["result"] = json.loads(note)
+        record = {"stage": stage.name, "commands": stage.commands, "settings": stage.settings,
+                  "seconds": round(seconds, 1), "status": status, "note": note, "result": result}
         marker.write_text(json.dumps(record, indent=2) + "\n")
-        rows.append((stage.name, status, seconds, record["note"]))
+        rows.append((stage.name, status, seconds, note))
     _summary(rows, out, Console, Table)
     return 0
 
@@ -318,7 +318,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="runs/pipeline", help="folder for every stage's outputs")
     parser.add_argument("--force", action="store_true", help="run the stages again even when already done")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the DFT run (packed 4x512)")
+    parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the SFT run (packed 4x512)")
     parser.add_argument("--validity-n", type=int, default=8, help="held-out tool-call prompts scored before/after SFT")
     parser.add_argument("--grpo-steps", type=int, default=2, help="GRPO steps (2 tasks x 4 rollouts each)")
     parser.add_argument("--eval-limit", type=int, default=10, help="BFCL simple_python items per model")

@@ -146,3 +146,19 @@ def test_a_relative_out_folder_is_where_the_user_ran_the_command(tmp_path, monke
     monkeypatch.chdir(tmp_path)  # the stages run from the repository root, so their paths must be absolute
     stages = plan_for("rel", "data")
     assert str(tmp_path / "rel" / "data") in stages["data"].commands[0]
+
+
+def test_the_in_process_smoke_stage_reruns_when_its_settings_change(tmp_path, monkeypatch):
+    calls = []
+
+    def demo(model, max_tokens):
+        calls.append((model, max_tokens))
+        return {"tokens": max_tokens, "generation_tps": 1.0, "tool_calls": [], "error": None}
+
+    monkeypatch.setattr(pipeline, "run_demo", demo)
+    base = ["--out", str(tmp_path), "--stages", "smoke"]
+    assert pipeline.main(base) == 0 and pipeline.main(base) == 0
+    assert calls == [("embedded", 96)]
+    assert pipeline.main(base + ["--max-tokens", "20"]) == 0
+    assert calls == [("embedded", 96), ("embedded", 20)]
+    assert "20 tokens" in pipeline.result_line("smoke", tmp_path)
