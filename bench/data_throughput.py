@@ -35,7 +35,8 @@ from datasketch import MinHash  # noqa: E402
 from data_recipes.adapters import ADAPTERS  # noqa: E402
 from data_recipes.build import build  # noqa: E402
 from data_recipes.convert import Drop  # noqa: E402
-from data_recipes.dedup import _WORD, dedup_text  # noqa: E402
+from data_recipes.dedup import dedup_text  # noqa: E402
+from data_recipes.ngrams import words  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -49,8 +50,8 @@ def raw_signature_rate(texts: list[str], num_perm: int, shingle: int) -> tuple[f
     c0 = cpu_seconds()
     t0 = time.perf_counter()
     for text in texts:
-        words = _WORD.findall(text.casefold())
-        grams = {" ".join(words[i:i + shingle]) for i in range(max(1, len(words) - shingle + 1))}
+        ws = words(text)
+        grams = {" ".join(ws[i:i + shingle]) for i in range(max(1, len(ws) - shingle + 1))}
         m = MinHash(num_perm=num_perm)
         m.update_batch([g.encode() for g in grams])
         m.hashvalues  # noqa: B018

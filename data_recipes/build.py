@@ -22,18 +22,22 @@ Left out: sharded output and streaming for corpora that don't fit in memory (mil
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import os
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 import nanoagent  # noqa: F401  (sets up BLAS before anything imports mlx)
 from data_recipes.adapters import ADAPTERS
 from data_recipes.convert import Drop
-from data_recipes.decontam import EvalIndex, bfcl_texts, file_texts, user_text
+from data_recipes.decontam import EvalIndex, bfcl_texts, file_texts, text_grams, user_text
 from data_recipes.dedup import NearDedup, dedup_text, exact_key, fingerprint
 from data_recipes.filters import apply_filters
 from data_recipes.load import SyntheticRows, hub_status, load_rows, rows_slice
@@ -43,12 +47,14 @@ from data_recipes.report import print_summary, write_outputs
 from nanoagent.record import Record, RecordError
 
 CHUNK = 256
+_NO_GRAMS = np.zeros(0, dtype=np.uint64)
 POOL_MIN_ROWS = 2000  # below this, worker start-up costs more than it saves
 
 _W: dict = {}  # per-process worker state: tokenizer, filter configs, dedup config, eval index
 
 
 def _init_worker(tokenizer, filter_cfgs, dedup_cfg, index, data):
+    gc.enable()  # forked from inside `_gc_paused`: workers collect as usual
     _W.update(tokenizer=tokenizer, filters=filter_cfgs, dedup=dedup_cfg, index=index, data=data)
 
 
@@ -75,12 +81,14 @@ def process_row(source: str, row) -> tuple:
         return ("filter", d.reason)
     except Exception as e:
         return ("filter", f"error:{type(e).__name__}")
-    prompt = user_text(rec)
-    hit = _W["index"].match(prompt) if _W["index"] is not None else None
+    index = _W["index"]
+    # The prompt's n-grams go back with the row: the check against the validation split reuses them.
+    grams = text_grams(user_text(rec), index.cfg.ngram) if index is not None else _NO_GRAMS
+    hit = index.match_grams(grams) if index is not None else None
     if hit:
         return ("contaminated", hit)
     sh, sig = fingerprint(dedup_text(rec), _W["dedup"])
-    return ("ok", json.dumps(rec, ensure_ascii=False), exact_key(rec), sh, sig, info, prompt)
+    return ("ok", json.dumps(rec, ensure_ascii=False), exact_key(rec), sh, sig, info, grams)
 
 
 def _process_chunk(task):
@@ -180,6 +188,23 @@ def _run_rows(recipe: Recipe, loaded, tokenizer, index, quiet: bool, consume) ->
     bar.close()
 
 
+@contextmanager
+def _gc_paused():
+    """The cyclic garbage collector off while rows stream in.
+
+    The dedup index holds millions of small containers (datasketch keeps a set per LSH bucket), all acyclic and
+    freed by reference counting. The collector's full passes over them took 4 of 36 s in this process on a
+    100k-row build (bench/data_throughput.py) and could free nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides) -> Path:
     """Build the data set described by `recipe` (+ overrides); returns the output folder."""
     t0 = time.perf_counter()
@@ -211,7 +236,7 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
             if o[0] != "ok":
                 counters[source][o[0]][o[1]] += 1
                 continue
-            _, line, key, sh, sig, info, prompt = o
+            _, line, key, sh, sig, info, grams = o
             extra[source]["shortened"] += int(info["shortened"])
             if cfg.dedup.exact:
                 if key in seen:
@@ -222,9 +247,10 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
             if cfg.dedup.near and not near.add(gid, sh, sig):
                 extra[source]["near_dups"] += 1
                 continue
-            pools[source].append((line, info["tokens"], info["supervised"], prompt, source))
+            pools[source].append((line, info["tokens"], info["supervised"], grams, source))
 
-    _run_rows(cfg, loaded, tokenizer, index, quiet, consume)
+    with _gc_paused():
+        _run_rows(cfg, loaded, tokenizer, index, quiet, consume)
     t_rows = time.perf_counter()
 
     entries = {e.id: e for e in cfg.sources}
@@ -232,10 +258,10 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     valid_hits = Counter()
     if cfg.decontam.enabled and cfg.decontam.against_valid and valid:
         vindex = EvalIndex(cfg.decontam)
-        vindex.add_texts("valid", (v[3] for v in valid))
+        vindex.add_grams("valid", (v[3] for v in valid))
         kept = []
-        for item in train:
-            if vindex.match(item[3]):
+        for item, hit in zip(train, vindex.match_many([t[3] for t in train])):
+            if hit:
                 valid_hits[item[4]] += 1
             else:
                 kept.append(item)

@@ -5,11 +5,12 @@ JSONL files, our own validation split). A row is contaminated by eval text E whe
 at least `overlap` of E's distinct word n-grams (`ngram` words each) and at least `min_ngrams` of them (all of
 them for a shorter text): a short templated prompt such as "What's the weather like in Paris?" must appear
 whole, not just its first words. Eval texts shorter than `ngram` words are too generic to match on and are
-skipped, counted in `skipped_short`.
+skipped, counted in `skipped_short`. N-grams are compared as 64-bit hashes (data_recipes.ngrams).
 
 Usage:
     index = EvalIndex(DecontamConfig()); index.add_texts("bfcl", texts)
     hit = index.match(user_text)      # None or the eval set name
+    hits = index.match_many([text_grams(t, 6) for t in texts])   # many rows, one lookup
 
 Left out: semantic (paraphrase) contamination; n-gram overlap catches copies and light edits only.
 """
@@ -17,55 +18,94 @@ Left out: semantic (paraphrase) contamination; n-gram overlap catches copies and
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
+from data_recipes.ngrams import ngram_hashes, words
 from data_recipes.recipe import DecontamConfig
-
-_WORD = re.compile(r"\w+")
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
 
 
 def user_text(rec: dict) -> str:
     return "\n".join(m["content"] for m in rec["messages"] if m["role"] == "user")
 
 
+def text_grams(text: str, n: int) -> np.ndarray:
+    """Sorted distinct 64-bit hashes of the word n-grams of `text` (empty if it has fewer than n words)."""
+    return np.unique(ngram_hashes(words(text), n))
+
+
 class EvalIndex:
+    """Eval texts as hashed word n-grams; `match` finds the eval set a row's text overlaps, if any.
+
+    Most rows share no n-gram with any eval text, so a row's grams are first looked up all at once in one sorted
+    array of every eval gram (numpy); only rows with a shared gram are counted per eval text.
+    """
+
     def __init__(self, cfg: DecontamConfig):
         self.cfg = cfg
-        self.grams: dict[str, list[int]] = {}   # n-gram -> eval text ids
+        self.grams: dict[int, list[int]] = {}   # n-gram hash -> eval text ids
         self.size: list[int] = []               # eval text id -> number of distinct grams
         self.set_of: list[str] = []             # eval text id -> eval set name
         self.texts_per_set: Counter = Counter()
         self.skipped_short = 0
-
-    def _grams(self, ws: list[str], n: int) -> set[str]:
-        return {" ".join(ws[i:i + n]) for i in range(len(ws) - n + 1)}
+        self._sorted: np.ndarray | None = None  # every eval gram, sorted (built on first match)
 
     def add_texts(self, set_name: str, texts) -> None:
-        for text in texts:
-            ws = words(text)
-            if len(ws) < self.cfg.ngram:
+        self.add_grams(set_name, (text_grams(t, self.cfg.ngram) for t in texts))
+
+    def add_grams(self, set_name: str, gram_arrays) -> None:
+        """Eval texts given as `text_grams` arrays (an empty one is a text too short to match on)."""
+        for grams in gram_arrays:
+            if not grams.size:
                 self.skipped_short += 1
                 continue
-            grams = self._grams(ws, self.cfg.ngram)
             tid = len(self.size)
-            self.size.append(len(grams))
+            self.size.append(int(grams.size))
             self.set_of.append(set_name)
             self.texts_per_set[set_name] += 1
-            for g in grams:
+            for g in grams.tolist():
                 self.grams.setdefault(g, []).append(tid)
+        self._sorted = None
+
+    def _known(self, grams: np.ndarray) -> np.ndarray:
+        """Boolean mask: which of `grams` occur in some eval text."""
+        if self._sorted is None:
+            self._sorted = np.array(sorted(self.grams), dtype=np.uint64)
+        keys = self._sorted
+        pos = np.searchsorted(keys, grams)
+        pos[pos == keys.size] = 0
+        return keys[pos] == grams
 
     def match(self, text: str) -> str | None:
-        if not self.size:
+        return self.match_grams(text_grams(text, self.cfg.ngram))
+
+    def match_grams(self, grams: np.ndarray) -> str | None:
+        """The eval set whose text `grams` (a `text_grams` array) overlap enough, or None."""
+        if not self.size or not grams.size:
             return None
+        shared = grams[self._known(grams)]
+        return self._verdict(shared) if shared.size else None
+
+    def match_many(self, gram_arrays: list[np.ndarray]) -> list[str | None]:
+        """`match_grams` of every array, with the eval-gram lookup done once over all of them."""
+        out: list[str | None] = [None] * len(gram_arrays)
+        if not self.size or not gram_arrays:
+            return out
+        sizes = np.fromiter((a.size for a in gram_arrays), dtype=np.int64, count=len(gram_arrays))
+        if not sizes.sum():
+            return out
+        found = self._known(np.concatenate(gram_arrays))
+        rows = np.unique(np.repeat(np.arange(len(gram_arrays)), sizes)[found])
+        for r in rows.tolist():
+            out[r] = self.match_grams(gram_arrays[r])
+        return out
+
+    def _verdict(self, shared: np.ndarray) -> str | None:
         hits: Counter = Counter()
-        for g in self._grams(words(text), self.cfg.ngram):
-            for tid in self.grams.get(g, ()):
+        for g in shared.tolist():
+            for tid in self.grams[g]:
                 hits[tid] += 1
         for tid, count in hits.items():
             size = self.size[tid]

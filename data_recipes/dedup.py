@@ -4,8 +4,8 @@
   as sorted JSON. Same key, same training example.
 - `dedup_text(rec)`: what near-dup detection looks at: user and assistant text, calls included, never the tool
   schemas (long shared schemas would make unrelated rows look alike) nor the system prompt.
-- `fingerprint(text, cfg)`: word n-gram shingles hashed to 32 bits (`xxhash`, deterministic across processes)
-  and their MinHash signature; the work that runs in the build's worker processes.
+- `fingerprint(text, cfg)`: word n-gram shingles hashed to 32 bits (data_recipes.ngrams, deterministic across
+  processes) and their MinHash signature; the work that runs in the build's worker processes.
 - `NearDedup`: streaming: each row queries the LSH index (band threshold `lsh_threshold`, low for recall), every
   candidate is verified with the exact Jaccard of the shingle sets (`jaccard`), and the row is dropped if one
   verified candidate was kept before it; otherwise it is inserted. First come, first kept: deterministic.
@@ -25,12 +25,11 @@ import re
 from functools import lru_cache
 
 import numpy as np
-import xxhash
 from datasketch import MinHash, MinHashLSH
 
+from data_recipes.ngrams import ngram_hashes, words
 from data_recipes.recipe import DedupConfig
 
-_WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
 
 
@@ -68,35 +67,9 @@ def dedup_text(rec: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
-_WORD_HASH: dict[str, int] = {}  # per process; words repeat (Zipf), so each is hashed about once
-_MULT = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _word_hash(w: str) -> int:
-    h = _WORD_HASH.get(w)
-    if h is None:
-        if len(_WORD_HASH) > 500_000:
-            _WORD_HASH.clear()
-        h = _WORD_HASH[w] = xxhash.xxh64_intdigest(w.encode())
-    return h
-
-
 def shingles(text: str, n: int) -> np.ndarray:
-    """Sorted unique 32-bit hashes of the word n-grams of `text` (the whole text if it is shorter than n).
-
-    Each word is hashed once (xxhash, the same in every process); an n-gram's hash is a polynomial of its
-    words' hashes, computed for all n-grams at once in numpy (uint64 arithmetic wraps), top 32 bits kept.
-    """
-    words = _WORD.findall(text.casefold())
-    if not words:
-        return np.zeros(0, dtype=np.uint64)
-    hs = np.fromiter((_word_hash(w) for w in words), dtype=np.uint64, count=len(words))
-    m = max(1, len(words) - n + 1)
-    acc = hs[:m].copy()
-    with np.errstate(over="ignore"):
-        for k in range(1, min(n, len(words))):
-            acc = acc * _MULT + hs[k:k + m]
-    return np.unique(acc >> np.uint64(32))
+    """Sorted unique 32-bit hashes of the word n-grams of `text` (the whole text if it is shorter than n)."""
+    return np.unique(ngram_hashes(words(text), n, short_text=True) >> np.uint64(32))
 
 
 SCHEME = "affine32"  # datasketch >= 2's default permutation scheme, named because we rebuild sketches from values

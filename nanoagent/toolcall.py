@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import jsonschema
 
+from nanoagent.fastschema import TYPES, compile_check
+
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
 
@@ -84,22 +86,27 @@ def _make_validator_class():
 _Validator = _make_validator_class()
 
 
+_FAST_TYPES = {**TYPES, **{alias: TYPES[std] for alias, std in _EXTRA_TYPES.items()}, "any": lambda v: True}
+
+
 @lru_cache(maxsize=4096)
 def _compiled(schema_json: str):
-    """A validator per distinct schema (compiling costs more than validating); None for a broken schema."""
+    """(validator, fast check) per distinct schema (compiling costs more than validating).
+
+    The validator is None for a broken schema; the fast check (nanoagent.fastschema) is None for a schema outside
+    the subset it handles, where jsonschema gives the verdict.
+    """
+    schema = json.loads(schema_json)
     try:
-        return _Validator(json.loads(schema_json))  # no metaschema check: it rejects the aliases above
+        validator = _Validator(schema)  # no metaschema check: it rejects the aliases above
     except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, ValueError):
-        return None
-
-
-def _validator_for(parameters: dict):
-    return _compiled(json.dumps(parameters, sort_keys=True))
+        return None, None
+    return validator, compile_check(schema, _FAST_TYPES)
 
 
 def check_arguments(arguments: dict, parameters: dict) -> list[str]:
     """Problems with `arguments` against a tool's JSON Schema `parameters`, as short sentences."""
-    validator = _validator_for(parameters)
+    validator, _ = _compiled(json.dumps(parameters, sort_keys=True))
     if validator is None:  # a broken spec is not the model's fault
         return ["the tool's own schema could not be checked"]
     try:
@@ -115,7 +122,9 @@ def check_arguments(arguments: dict, parameters: dict) -> list[str]:
 
 def arguments_fit(arguments: dict, parameters: dict) -> bool:
     """True when `arguments` fit the schema: check_arguments' verdict, stopping at the first problem."""
-    validator = _validator_for(parameters)
+    validator, fast = _compiled(json.dumps(parameters, sort_keys=True))
+    if fast is not None:
+        return fast(arguments)
     if validator is None:
         return False
     try:

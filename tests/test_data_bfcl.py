@@ -9,8 +9,6 @@ import sys
 import pytest
 
 import eval.bfcl_data as bfcl
-from data_recipes.decontam import EvalIndex
-from data_recipes.recipe import DecontamConfig
 from nanoagent.toolcall import check_arguments
 
 if importlib.util.find_spec("bfcl_eval") is None:
@@ -59,14 +57,3 @@ def test_missing_wheel_says_how_to_install(monkeypatch):
     bfcl.data_dir.cache_clear()
     with pytest.raises(ValueError, match="unknown BFCL category"):
         bfcl.load("simple_cobol")
-
-
-def test_eval_index_overlap_rule():
-    idx = EvalIndex(DecontamConfig(ngram=4, overlap=0.5, min_ngrams=3))
-    idx.add_texts("e", ["find the area of a triangle with base ten", "what is the weather in Paris", "hi"])
-    assert idx.skipped_short == 1  # "hi": fewer words than one n-gram
-    assert idx.match("Please FIND the area of a triangle with base ten, thanks") == "e"
-    assert idx.match("find the area of a circle of radius two") is None
-    assert idx.match("the area of a triangle with base") == "e"  # 3 of the text's 5 4-grams >= 0.5
-    assert idx.match("what is the weather in Lisbon") is None  # a short text must appear whole
-    assert idx.match("so, what is the weather in Paris today?") == "e"
