@@ -65,3 +65,32 @@ def test_tool_schemas_do_not_make_rows_near_duplicates():
     nd = NearDedup(cfg)
     assert nd.add(1, *fingerprint(dedup_text(r1), cfg))
     assert nd.add(2, *fingerprint(dedup_text(r2), cfg))
+
+
+def test_band_index_finds_exactly_the_candidates_of_datasketch_minhash_lsh():
+    from datasketch import MinHashLSH
+
+    from data_recipes.dedup import band_keys, lsh_layout, minhash, signature
+
+    rng = random.Random(1)
+    cfg = DedupConfig()
+    texts = [doc(rng, 40) for _ in range(120)]
+    texts += [edit(rng, t, k) for t, k in zip(texts[:120], [1, 3, 6, 10, 15, 20] * 20)]  # close to far copies
+    lsh = MinHashLSH(threshold=cfg.lsh_threshold, num_perm=cfg.num_perm)
+    nd = NearDedup(cfg)
+    assert (nd.bands, nd.rows) == (lsh.b, lsh.r) == lsh_layout(cfg.lsh_threshold, cfg.num_perm)
+    rows = []
+    for i, t in enumerate(texts):
+        sh = shingles(t, cfg.shingle)
+        sig = signature(sh, cfg.num_perm)
+        rows.append((sig, band_keys(sig, nd.bands, nd.rows).tolist()))
+        lsh.insert(i, minhash(cfg.num_perm, sig), check_duplication=False)
+        nd.insert(i, sh, rows[-1][1])
+    sizes = []
+    for sig, keys in rows:
+        ours = nd.query(keys)
+        assert sorted(ours) == sorted(lsh.query(minhash(cfg.num_perm, sig)))
+        assert len(ours) == len(set(ours))
+        sizes.append(len(ours))
+    assert min(sizes) == 1 and max(sizes) >= 2 and sum(s > 1 for s in sizes) >= 60  # itself, and copies
+    assert nd.more  # shared buckets were exercised
