@@ -204,7 +204,7 @@ def main(argv=None) -> int:
 
     result["load_average_at_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    print(f"wrote {out}")
     return 0
 
 
