@@ -17,6 +17,8 @@ from __future__ import annotations
 import mlx.core as mx
 import numpy as np
 
+from nanoagent.numpy_ops import logsumexp
+
 
 def _inner(model):
     inner = getattr(model, "model", None)
@@ -47,7 +49,7 @@ def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
     """Per-row cross-entropy of (N, V) logits against (N,) targets, in float32."""
     logits = logits.astype(mx.float32)
     picked = mx.take_along_axis(logits, targets[:, None], axis=-1).squeeze(-1)
-    return mx.logsumexp(logits, axis=-1) - picked
+    return logsumexp(logits) - picked  # numpy on the CPU (nanoagent/numpy_ops.py)
 
 
 def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:

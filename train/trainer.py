@@ -30,6 +30,7 @@ import mlx.nn as nn
 import mlx.optimizers as optim
 from mlx.utils import tree_flatten, tree_map, tree_unflatten
 
+from nanoagent.numpy_ops import numpy_ops, using_numpy_ops
 from train.checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from train.data import iterate_batches as default_iterate_batches
 from train.losses import dft_loss
@@ -122,8 +123,9 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
     for i, batch in enumerate(batches):
         if cfg.val_batches and i >= cfg.val_batches:
             break
-        value, n = loss(model, batch)
-        ce = value if loss is sft_loss else sft_loss(model, batch)[0]
+        with numpy_ops():
+            value, n = loss(model, batch)
+            ce = value if loss is sft_loss else sft_loss(model, batch)[0]
         totals = totals + mx.stack([value * n, ce * n, n])
         mx.eval(totals)
     if world > 1:
@@ -165,7 +167,7 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
                 keep=cfg.keep_checkpoints)
             callback.on_checkpoint({"step": state.step, "path": str(path)})
 
-    loss_and_grad = nn.value_and_grad(model, loss)
+    loss_and_grad = using_numpy_ops(nn.value_and_grad(model, loss))  # exp-family ops in numpy on the CPU
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     batches = iterate_batches(train_data, cfg.batch_size, seed=cfg.seed, start=state.step * cfg.grad_accum,
                               pack=cfg.pack, max_length=cfg.max_length, rank=rank, world=world)

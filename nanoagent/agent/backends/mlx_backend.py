@@ -16,7 +16,7 @@ When every prompt is the same length after the prefix they share (a group's firs
 it runs its own loop on one plain batched KV cache (no padding, no mask, finished rows sliced out); otherwise it
 runs mlx-lm's `BatchGenerator` (per-row caches, left padding). Measured in bench/generation.py on a 2-core AMD
 EPYC: a group of 8 gives 4.25x the tokens/s of 8 sequential calls (4.72x on decode alone), against 3.95x before
-both paths computed their exp-family activations in numpy on the CPU (numpy_activations.py) and 3.09x when every
+both paths computed their exp-family ops in numpy on the CPU (nanoagent/numpy_ops.py) and 3.09x when every
 row held its own copy of the prompt's KV cache.
 
 Usage:
@@ -44,10 +44,10 @@ from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cach
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
                                              stop_token_ids)
-from nanoagent.agent.backends.numpy_activations import numpy_activations
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, make_mlx_sampler,
                                                sample_numpy)
+from nanoagent.numpy_ops import numpy_ops
 from nanoagent.render import render_prompt
 
 
@@ -117,7 +117,7 @@ class MLXBackend:
         sampler = make_mlx_sampler(temperature, self.top_p)
         ids, picked, finish = [], [], "length"
         try:
-            with numpy_activations(self.model):
+            with numpy_ops():
                 for token, logprobs in generate_step(mx.array(todo), self.model, max_tokens=max_tokens,
                                                      sampler=sampler, prompt_cache=cache,
                                                      prefill_step_size=self.prefill_step_size):
@@ -171,7 +171,7 @@ class MLXBackend:
         prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
         if seed is not None:
             mx.random.seed(seed)
-        with numpy_activations(self.model):
+        with numpy_ops():
             caches, rests = self._shared_prefix(prompts)
             if len({len(r) for r in rests}) == 1:
                 rows = self._decode_equal_rows(caches[0] if caches else None, rests, max_tokens, temperature, seed)

@@ -9,7 +9,7 @@ same attention, term for term, as over the concatenated keys.
 
 Measured on the embedded SmolLM2-135M (2-core x86 CPU, 490-token prompt, greedy, 60 steps): one decode step of
 8 rows took 145 ms with the prefix copied per row and 99 ms with it shared, against 55 ms for a single row; the
-logits agreed to 7e-5. The softmax over both parts runs in numpy on the CPU (numpy_activations.py: 104 -> 79 ms
+logits agreed to 7e-5. The softmax over both parts runs in numpy on the CPU (nanoagent/numpy_ops.py: 104 -> 79 ms
 per 8-row step together with the MLP's gate).
 
 Usage (what MLXBackend.complete_batch does):
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import mlx.core as mx
 import mlx.nn as nn
 
-from nanoagent.agent.backends.numpy_activations import softmax
+from nanoagent.numpy_ops import softmax
 
 _NEEDED = ("q_proj", "k_proj", "v_proj", "o_proj", "rope", "n_heads", "n_kv_heads", "scale")
 
@@ -77,7 +77,7 @@ class SharedPrefixAttention(nn.Module):
         if length > 1:  # causal inside the new tokens; the whole prefix is visible to all of them
             visible = mx.arange(own)[None] <= (own - length + mx.arange(length))[:, None]
             s_own = mx.where(visible, s_own, mx.array(-float("inf"), dtype=s_own.dtype))
-        w = softmax(mx.concatenate([s_prefix, s_own], axis=-1))  # in numpy on the CPU (numpy_activations.py)
+        w = softmax(mx.concatenate([s_prefix, s_own], axis=-1))  # in numpy on the CPU (nanoagent/numpy_ops.py)
         w_prefix = w[..., :prefix].transpose(1, 0, 2, 3, 4).reshape(kv_heads, batch * group * length, prefix)
         out = (w_prefix @ self.prefix_values).reshape(kv_heads, batch, group, length, dim).transpose(1, 0, 2, 3, 4)
         out = out + w[..., prefix:] @ v[:, :, None]

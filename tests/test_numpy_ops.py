@@ -1,0 +1,141 @@
+"""nanoagent.numpy_ops: softmax, SwiGLU, logsumexp and attention in numpy give MLX's values and gradients, the
+llama model computes the same logits, gradients and samples with them, and nothing is swapped where it must not be.
+
+Run: .venv/bin/python -m pytest tests/test_numpy_ops.py -q
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import pytest
+from mlx.utils import tree_flatten
+from mlx_lm import load as mlx_load
+from mlx_lm.models import llama
+
+from nanoagent import numpy_ops as npo
+from nanoagent.agent.backends.mlx_backend import MLXBackend
+from nanoagent.testing import save_tiny_model
+
+CHAT = [{"role": "system", "content": "You fix code."}, {"role": "user", "content": "list the files"}]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return mlx_load(str(save_tiny_model(tmp_path_factory.mktemp("tiny"), num_attention_heads=4,
+                                        num_key_value_heads=2)))
+
+
+def rand(*shape, scale=1.0, seed=0):
+    return mx.array(np.random.default_rng(seed).normal(size=shape).astype(np.float32) * scale)
+
+
+def close(a, b, tol=1e-5):
+    return float(mx.abs(a - b).max()) <= tol * max(1.0, float(mx.abs(b).max()))
+
+
+@pytest.mark.parametrize("name", ["softmax", "swiglu", "logsumexp"])
+def test_values_and_gradients_equal_mlx(name):
+    ours, theirs, n_in = {
+        "softmax": (npo.softmax, lambda x: mx.softmax(x, axis=-1, precise=True), 1),
+        "swiglu": (npo.swiglu, lambda g, u: nn.silu(g) * u, 2),
+        "logsumexp": (npo.logsumexp, lambda x: mx.logsumexp(x, axis=-1), 1),
+    }[name]
+    xs = [rand(3, 5, 40, scale=20, seed=i) for i in range(n_in)]
+    xs[0] = mx.concatenate([xs[0], mx.full((3, 5, 2), -1000.0), mx.full((3, 5, 2), 1000.0)], axis=-1)
+    xs[1:] = [mx.concatenate([x, rand(3, 5, 4, seed=9)], axis=-1) for x in xs[1:]]
+    assert npo.active()
+    out = ours(*xs)
+    assert close(out, theirs(*xs))
+    cot = [rand(*out.shape, seed=7)]
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # a numpy warning would be an error here
+        got = mx.vjp(ours, xs, cot)[1]
+    want = mx.vjp(theirs, xs, cot)[1]
+    assert all(close(a, b, 1e-4) for a, b in zip(got, want))
+    assert ours(*[x.astype(mx.float16) for x in xs]).dtype == mx.float16  # other dtypes stay in MLX
+
+
+def sdpa(q, k, v, mask):
+    return mx.fast.scaled_dot_product_attention(q, k, v, scale=0.125, mask=mask)
+
+
+@pytest.mark.parametrize("case", ["none", "causal", "causal_offset", "bool", "additive", "per_head_bool"])
+def test_attention_equals_mlx_sdpa_with_gradients(case):
+    b, heads, kv_heads, length, positions, dim = 2, 4, 2, 6, 6, 8
+    if case in ("none", "causal_offset"):
+        length = 1 if case == "none" else 3
+        positions = 9
+    q, k, v = rand(b, heads, length, dim, seed=1), rand(b, kv_heads, positions, dim, seed=2), \
+        rand(b, kv_heads, positions, dim, seed=3)
+    rng = np.random.default_rng(4)
+    diagonal = np.eye(length, positions, k=positions - length, dtype=bool)  # every query sees itself
+    mask = {"none": lambda: None, "causal": lambda: "causal", "causal_offset": lambda: "causal",
+            "bool": lambda: mx.array(np.tril(rng.random((b, 1, length, positions)) < 0.7) | diagonal),
+            "additive": lambda: mx.array(rng.normal(size=(1, 1, length, positions)).astype(np.float32)),
+            "per_head_bool": lambda: mx.array(np.tril(rng.random((b, heads, length, positions)) < 0.7) | diagonal),
+            }[case]()
+
+    def ours(q, k, v):
+        return npo.attention(q, k, v, None, 0.125, mask)
+
+    def theirs(q, k, v):
+        return sdpa(q, k, v, mask)
+
+    assert close(ours(q, k, v), theirs(q, k, v))
+    cot = [rand(b, heads, length, dim, seed=5)]
+    assert all(close(a, c, 1e-4) for a, c in zip(mx.vjp(ours, [q, k, v], cot)[1], mx.vjp(theirs, [q, k, v], cot)[1]))
+
+
+def loss(model, ids):
+    logits = model(ids[:, :-1]).astype(mx.float32)
+    picked = mx.take_along_axis(logits, ids[:, 1:, None], axis=-1)[..., 0]
+    return (npo.logsumexp(logits) - picked).mean()
+
+
+def test_llama_logits_and_gradients_equal_with_numpy_ops(tiny, monkeypatch):
+    model, _ = tiny
+    ids = mx.array(np.random.default_rng(0).integers(3, 200, size=(2, 19)))
+    saved = (llama.scaled_dot_product_attention, llama.swiglu)
+    with npo.numpy_ops():
+        assert (llama.scaled_dot_product_attention, llama.swiglu) == (npo.attention, npo.swiglu)
+        logits = np.array(model(ids))
+        value, grads = nn.value_and_grad(model, loss)(model, ids)
+    assert (llama.scaled_dot_product_attention, llama.swiglu) == saved
+    monkeypatch.setenv("NANOAGENT_NUMPY_OPS", "0")
+    assert not npo.active()
+    with npo.numpy_ops():
+        assert (llama.scaled_dot_product_attention, llama.swiglu) == saved
+    ref_value, ref_grads = nn.value_and_grad(model, loss)(model, ids)
+    assert np.abs(logits - np.array(model(ids))).max() < 1e-4
+    assert abs(value.item() - ref_value.item()) < 1e-5
+    for (name, a), (_, b) in zip(tree_flatten(grads), tree_flatten(ref_grads)):
+        assert close(a, b, 1e-4), name
+
+
+def test_swaps_are_undone_after_an_error_and_off_the_cpu(monkeypatch):
+    saved = (llama.scaled_dot_product_attention, llama.swiglu)
+    with pytest.raises(RuntimeError):
+        with npo.numpy_ops():
+            raise RuntimeError("boom")
+    assert (llama.scaled_dot_product_attention, llama.swiglu) == saved
+    monkeypatch.setattr(npo.mx, "default_device", lambda: mx.gpu)
+    assert not npo.active()
+    with npo.numpy_ops():
+        assert (llama.scaled_dot_product_attention, llama.swiglu) == saved
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_generation_samples_the_same_tokens_with_and_without(tiny, monkeypatch, batch):
+    model, tokenizer = tiny
+
+    def generate():
+        backend = MLXBackend(model, tokenizer)
+        if batch:
+            return [c.completion_ids for c in backend.complete_batch([CHAT] * 3, [], max_tokens=12,
+                                                                     temperature=1.0, seed=3)]
+        return backend.complete(CHAT, [], max_tokens=12, temperature=1.0, seed=3).completion_ids
+
+    with_numpy = generate()
+    monkeypatch.setenv("NANOAGENT_NUMPY_OPS", "0")
+    assert generate() == with_numpy
