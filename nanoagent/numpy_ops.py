@@ -10,10 +10,16 @@ out, computed on and copied back. Gradients are the analytic ones, written out b
 `scaled_dot_product_attention` and `swiglu` that `mlx_lm.models.llama` calls; the parameter tree is untouched),
 and `logsumexp` picks numpy by itself. Measured on the embedded SmolLM2-135M, 2-core AMD EPYC:
 
-    full fine-tuning step (value and grad)     4 x 256 tokens: 8.58 -> 6.55 s     1 x 1024: 13.1 -> 8.6 s
-    decode step                                1 row: 51 -> 46 ms                 8 rows (shared prefix): 104 -> 79 ms
+    full fine-tuning, value and grad of the loss    4 x 256 tokens: 7.6 -> 5.7 s    1 x 1024: 11.2 -> 8.6 s
+      its peak memory                               3.1 -> 7.9 GB                   4.0 -> 10.5 GB
+    decode step                                     1 row: 51 -> 46 ms              8 rows (shared prefix): 104 -> 79 ms
 
-with gradients within 2e-5 and logits within 4e-5 of MLX's own ops.
+(training: two alternating runs of each, all three ops and the causal mask; decode: SwiGLU, and the softmax of
+shared_prefix.py), with gradients within 2e-5 and logits within 4e-5 of MLX's own ops. The memory is the price:
+each numpy call evaluates the graph built so far, forward and backward, where MLX alone evaluates it in one pass
+and frees as it goes; keeping no (L, S) matrix for the backward (recomputing the weights) did not lower it. Set
+NANOAGENT_NUMPY_OPS=0 to trade the speed back for memory. Moving the attention's products into numpy as well was
+slower: numpy's BLAS threads and MLX's competed for the two cores.
 
 Active only where it helps and works: on the CPU device (on Metal the round trips would copy from the GPU), for
 float32 inputs (numpy has no bfloat16; others stay in MLX), never under `mx.compile` (nothing here compiles a
@@ -165,8 +171,7 @@ def _masked_softmax_vjp(primals, cotangent, output):
 
 def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     """mlx-lm's `scaled_dot_product_attention` with the mask and softmax in numpy: (B, H, L, D) queries, grouped KV
-    heads. The score and output products stay in MLX (numpy's own were slower here: its BLAS threads and MLX's
-    competed for the two cores).
+    heads; the score and output products stay in MLX.
 
     `mask` as mlx-lm passes it: None, "causal" (the last L of the S key positions), or a bool/additive array that
     broadcasts to (B, H, L, S).
