@@ -79,10 +79,14 @@ def fresh_model(spec):
     return model
 
 
+NUMPY_OPS = [False]  # --numpy-ops: train.dft's `numpy_ops` setting for every run of ours
+
+
 def run_ours(spec, seqs, batch, length, fine_tune, steps, loss=dft_loss, freeze_embedding=False, rank=16):
     model = fresh_model(spec)
     cfg = DFTConfig(fine_tune=fine_tune, lora_rank=rank, batch_size=batch, max_length=length + 1, steps=steps + 1,
-                    val_every=0, save_every=0, resume=False, warmup_steps=0, learning_rate=1e-5, grad_clip=0.0)
+                    val_every=0, save_every=0, resume=False, warmup_steps=0, learning_rate=1e-5, grad_clip=0.0,
+                    numpy_ops=NUMPY_OPS[0])
     mx.random.seed(0)
     prepare(model, cfg)
     if freeze_embedding:
@@ -213,8 +217,10 @@ def main(argv=None):
     p.add_argument("--peer-cases", nargs="+", default=["lora_r16_all_linear", "full_blocks_only",
                                                        "full_ours_with_embedding"])
     p.add_argument("--dft-methods", nargs="+", default=["lora", "full"], choices=["lora", "full"])
+    p.add_argument("--numpy-ops", action="store_true", help="our runs with train.dft --numpy-ops (CPU)")
     p.add_argument("--out", default="train_speed")
     args = p.parse_args(argv)
+    NUMPY_OPS[0] = args.numpy_ops
     from nanoagent.models import load_tokenizer
 
     model = fresh_model(args.model)

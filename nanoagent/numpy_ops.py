@@ -6,31 +6,33 @@ MLX's CPU backend evaluates exp, sigmoid and softmax one element at a time on x8
 time. Here each is an `mx.custom_function` whose forward and backward run in numpy: the input is evaluated, copied
 out, computed on and copied back. Gradients are the analytic ones, written out below.
 
-`numpy_ops()` makes mlx-lm's llama attention and MLP use them while inside (it swaps the module-level
-`scaled_dot_product_attention` and `swiglu` that `mlx_lm.models.llama` calls; the parameter tree is untouched),
-and `logsumexp` picks numpy by itself. Measured on the embedded SmolLM2-135M, 2-core AMD EPYC:
+Inside `numpy_ops()`, mlx-lm's llama attention and MLP use them (it swaps the module-level
+`scaled_dot_product_attention` and `swiglu` that `mlx_lm.models.llama` calls; the parameter tree is untouched), and
+`softmax` and `logsumexp` choose numpy; outside it every function here is MLX's own op. Measured on the embedded
+SmolLM2-135M, 2-core AMD EPYC:
 
     full fine-tuning, value and grad of the loss    4 x 256 tokens: 7.6 -> 5.7 s    1 x 1024: 11.2 -> 8.6 s
       its peak memory                               3.1 -> 7.9 GB                   4.0 -> 10.5 GB
+    packed LoRA, 4 x 512 (the pipeline's SFT)       3 steps: 49 -> 68 s, peak memory 4.7 -> 20.5 GB
     decode step                                     1 row: 51 -> 46 ms              8 rows (shared prefix): 104 -> 79 ms
 
 (training: two alternating runs of each, all three ops and the causal mask; decode: SwiGLU, and the softmax of
-shared_prefix.py), with gradients within 2e-5 and logits within 4e-5 of MLX's own ops. The memory is the price:
-each numpy call evaluates the graph built so far, forward and backward, where MLX alone evaluates it in one pass
-and frees as it goes; keeping no (L, S) matrix for the backward (recomputing the weights) did not lower it. Set
-NANOAGENT_NUMPY_OPS=0 to trade the speed back for memory. Moving the attention's products into numpy as well was
-slower: numpy's BLAS threads and MLX's competed for the two cores.
+shared_prefix.py), with gradients within 2e-5 and logits within 4e-5 of MLX's own ops. Generation always uses them
+on the CPU (MLXBackend); training only when asked (`train.dft --numpy-ops`), because the memory is the price: each
+numpy call evaluates the graph built so far, forward and backward, where MLX alone evaluates it in one pass and
+frees as it goes, and on packed LoRA batches the run was slower as well. Keeping no (L, S) matrix for the backward
+(recomputing the weights) did not lower the memory; moving the attention's products into numpy too was slower
+(numpy's BLAS threads and MLX's competed for the two cores).
 
 Active only where it helps and works: on the CPU device (on Metal the round trips would copy from the GPU), for
 float32 inputs (numpy has no bfloat16; others stay in MLX), never under `mx.compile` (nothing here compiles a
-model), and not when the environment sets NANOAGENT_NUMPY_OPS=0. Elsewhere every function is MLX's own op.
+model), and not when the environment sets NANOAGENT_NUMPY_OPS=0.
 
 Usage:
     with numpy_ops():                 # the MLX backend wraps its generation in this
         logits = model(inputs)
-    loss_and_grad = using_numpy_ops(nn.value_and_grad(model, loss))   # what the trainers do
-    lse = logsumexp(logits)           # last axis
-    w = softmax(scores)               # last axis
+        w = softmax(scores)           # last axis; numpy here, MLX's own outside the context
+    loss_and_grad = using_numpy_ops(nn.value_and_grad(model, loss))   # train.dft --numpy-ops
 
 Left out: attention with quantized KV caches or attention sinks (mlx-lm's own function runs), models other than
 mlx-lm's llama family (their modules call other functions).
@@ -51,8 +53,11 @@ def active() -> bool:
     return mx.default_device() == mx.cpu and os.environ.get("NANOAGENT_NUMPY_OPS", "1") != "0"
 
 
+_DEPTH = [0]  # how many `numpy_ops()` contexts are open
+
+
 def _use_numpy(*arrays: mx.array) -> bool:
-    return active() and all(a.dtype == mx.float32 for a in arrays)
+    return _DEPTH[0] > 0 and active() and all(a.dtype == mx.float32 for a in arrays)
 
 
 def _one(x):
@@ -232,8 +237,10 @@ def numpy_ops():
         return
     llama = _llama()
     saved = (llama.scaled_dot_product_attention, llama.swiglu)
+    _DEPTH[0] += 1
     try:
         llama.scaled_dot_product_attention, llama.swiglu = attention, swiglu
         yield
     finally:
+        _DEPTH[0] -= 1
         llama.scaled_dot_product_attention, llama.swiglu = saved

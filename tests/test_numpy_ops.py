@@ -8,6 +8,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 import mlx.core as mx
 import mlx.nn as nn
+import mlx.optimizers as optim
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten
@@ -46,14 +47,17 @@ def test_values_and_gradients_equal_mlx(name):
     xs[0] = mx.concatenate([xs[0], mx.full((3, 5, 2), -1000.0), mx.full((3, 5, 2), 1000.0)], axis=-1)
     xs[1:] = [mx.concatenate([x, rand(3, 5, 4, seed=9)], axis=-1) for x in xs[1:]]
     assert npo.active()
-    out = ours(*xs)
+    with npo.numpy_ops():
+        out = ours(*xs)
+        assert npo._use_numpy(*xs)
+        cot = [rand(*out.shape, seed=7)]
+        with np.errstate(over="raise", invalid="raise", divide="raise"):  # a numpy warning would be an error here
+            got = mx.vjp(ours, xs, cot)[1]
+        assert ours(*[x.astype(mx.float16) for x in xs]).dtype == mx.float16  # other dtypes stay in MLX
+    assert not npo._use_numpy(*xs)  # outside the context: MLX's own op
     assert close(out, theirs(*xs))
-    cot = [rand(*out.shape, seed=7)]
-    with np.errstate(over="raise", invalid="raise", divide="raise"):  # a numpy warning would be an error here
-        got = mx.vjp(ours, xs, cot)[1]
     want = mx.vjp(theirs, xs, cot)[1]
     assert all(close(a, b, 1e-4) for a, b in zip(got, want))
-    assert ours(*[x.astype(mx.float16) for x in xs]).dtype == mx.float16  # other dtypes stay in MLX
 
 
 def sdpa(q, k, v, mask):
@@ -77,7 +81,8 @@ def test_attention_equals_mlx_sdpa_with_gradients(case):
             }[case]()
 
     def ours(q, k, v):
-        return npo.attention(q, k, v, None, 0.125, mask)
+        with npo.numpy_ops():
+            return npo.attention(q, k, v, None, 0.125, mask)
 
     def theirs(q, k, v):
         return sdpa(q, k, v, mask)
@@ -139,3 +144,33 @@ def test_generation_samples_the_same_tokens_with_and_without(tiny, monkeypatch, 
     with_numpy = generate()
     monkeypatch.setenv("NANOAGENT_NUMPY_OPS", "0")
     assert generate() == with_numpy
+
+
+def test_trainer_numpy_ops_setting_gives_the_same_losses(tmp_path):
+    from train.config import DFTConfig
+    from train.data import TokenDataset
+    from train.trainer import Callback, train
+    from train.tuning import prepare
+
+    seqs = [np.random.default_rng(i).integers(3, 200, 33).astype(np.int32) for i in range(8)]
+
+    class Losses(Callback):
+        def __init__(self):
+            self.values = []
+
+        def on_step(self, info):
+            self.values.append(info["loss"])
+
+    def run(numpy_ops):
+        model, _ = mlx_load(str(save_tiny_model(tmp_path / f"m{int(numpy_ops)}")))
+        cfg = DFTConfig(fine_tune="full", batch_size=2, max_length=33, steps=3, val_every=0, save_every=0,
+                        resume=False, warmup_steps=0, learning_rate=1e-3, numpy_ops=numpy_ops)
+        prepare(model, cfg)
+        cb = Losses()
+        data = TokenDataset([s.copy() for s in seqs], [np.ones(len(s), np.float32) for s in seqs])
+        train(model, optim.AdamW(learning_rate=1e-3), data, None, cfg, callback=cb)
+        return cb.values
+
+    plain, with_numpy = run(False), run(True)
+    assert len(plain) == 3 and np.allclose(plain, with_numpy, rtol=1e-4)
+    assert plain[-1] != plain[0]  # it trained

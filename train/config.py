@@ -66,6 +66,7 @@ class DFTConfig:
     beta2: float = 0.999
     grad_clip: float = 1.0  # max global gradient norm; 0 disables
     grad_checkpoint: bool = False
+    numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
     seed: int = 0
     # evaluation, checkpoints, output
     val_every: int = 50

@@ -84,14 +84,12 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
     import numpy as np
     from mlx.utils import tree_map
 
-    from nanoagent.numpy_ops import using_numpy_ops
     from train.grpo_loss import clip_fraction, grpo_loss, token_logprobs
 
-    token_logprobs = using_numpy_ops(token_logprobs)  # exp-family ops in numpy on the CPU (nanoagent/numpy_ops.py)
     if ref_model is not None and cfg.beta:
         for b in batches:
             b.ref_logprobs = np.asarray(token_logprobs(ref_model, b))
-    loss_and_grad = using_numpy_ops(nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta)))
+    loss_and_grad = nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta))
     losses, norms, clips = [], [], []
     for _ in range(cfg.inner_steps):
         grads, total = None, mx.array(0.0)

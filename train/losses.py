@@ -49,7 +49,7 @@ def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
     """Per-row cross-entropy of (N, V) logits against (N,) targets, in float32."""
     logits = logits.astype(mx.float32)
     picked = mx.take_along_axis(logits, targets[:, None], axis=-1).squeeze(-1)
-    return logsumexp(logits) - picked  # numpy on the CPU (nanoagent/numpy_ops.py)
+    return logsumexp(logits) - picked  # numpy inside nanoagent.numpy_ops.numpy_ops() on the CPU
 
 
 def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:

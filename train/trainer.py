@@ -22,6 +22,7 @@ Left out: mixed precision (float32 is the fast path on CPU), pipeline or tensor 
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 
@@ -123,7 +124,7 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
     for i, batch in enumerate(batches):
         if cfg.val_batches and i >= cfg.val_batches:
             break
-        with numpy_ops():
+        with numpy_ops() if getattr(cfg, "numpy_ops", False) else nullcontext():
             value, n = loss(model, batch)
             ce = value if loss is sft_loss else sft_loss(model, batch)[0]
         totals = totals + mx.stack([value * n, ce * n, n])
@@ -167,7 +168,9 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
                 keep=cfg.keep_checkpoints)
             callback.on_checkpoint({"step": state.step, "path": str(path)})
 
-    loss_and_grad = using_numpy_ops(nn.value_and_grad(model, loss))  # exp-family ops in numpy on the CPU
+    loss_and_grad = nn.value_and_grad(model, loss)
+    if cfg.numpy_ops:  # exp-family ops in numpy on the CPU: faster, at a large cost in memory (nanoagent/numpy_ops.py)
+        loss_and_grad = using_numpy_ops(loss_and_grad)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     batches = iterate_batches(train_data, cfg.batch_size, seed=cfg.seed, start=state.step * cfg.grad_accum,
                               pack=cfg.pack, max_length=cfg.max_length, rank=rank, world=world)
