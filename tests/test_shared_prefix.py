@@ -10,22 +10,19 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 import pytest
-from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
 from nanoagent.agent.backends import mlx_backend
 from nanoagent.agent.backends.mlx_backend import MLXBackend
 from nanoagent.agent.backends.shared_prefix import SharedPrefixAttention, shared_prefix_attention, supports
 from nanoagent.render import render_prompt
-from nanoagent.testing import save_tiny_model
 
 CHAT = [{"role": "system", "content": "You fix code."}, {"role": "user", "content": "list the files"}]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return mlx_load(str(save_tiny_model(tmp_path_factory.mktemp("tiny"), num_attention_heads=4,
-                                        num_key_value_heads=2)))
+@pytest.fixture
+def tiny(tiny_gqa):
+    return tiny_gqa
 
 
 def prefilled(model, ids):
