@@ -15,7 +15,7 @@ rollouts; it returns one Completion per conversation, in order, whose `seconds` 
 When every prompt is the same length after the prefix they share (a group's first turn: the same prompt G times)
 it runs its own loop on one plain batched KV cache (no padding, no mask, finished rows sliced out); otherwise it
 runs mlx-lm's `BatchGenerator` (per-row caches, left padding). Measured in bench/generation.py on a 2-core AMD
-EPYC: a group of 8 gives 4.25x the tokens/s of 8 sequential calls (4.72x on decode alone), against 3.95x before
+EPYC: a group of 8 gives 4.52x the tokens/s of 8 sequential calls (4.82x on decode alone), against 3.95x before
 both paths computed their exp-family ops in numpy on the CPU (nanoagent/numpy_ops.py) and 3.09x when every
 row held its own copy of the prompt's KV cache.
 
