@@ -87,8 +87,8 @@ def process_row(source: str, row) -> tuple:
     hit = index.match_grams(grams) if index is not None else None
     if hit:
         return ("contaminated", hit)
-    sh, sig = fingerprint(dedup_text(rec), _W["dedup"])
-    return ("ok", json.dumps(rec, ensure_ascii=False), exact_key(rec), sh, sig, info, grams)
+    sh, bands = fingerprint(dedup_text(rec), _W["dedup"])
+    return ("ok", json.dumps(rec, ensure_ascii=False), exact_key(rec), sh, bands, info, grams)
 
 
 def _process_chunk(task):
@@ -192,9 +192,9 @@ def _run_rows(recipe: Recipe, loaded, tokenizer, index, quiet: bool, consume) ->
 def _gc_paused():
     """The cyclic garbage collector off while rows stream in.
 
-    The dedup index holds millions of small containers (datasketch keeps a set per LSH bucket), all acyclic and
-    freed by reference counting. The collector's full passes over them took 4 of 36 s in this process on a
-    100k-row build (bench/data_throughput.py) and could free nothing.
+    The row tuples, shingle arrays and LSH buckets kept here are millions of small acyclic objects, freed by
+    reference counting. The collector's full passes over them took 4 of 36 s in this process on a 100k-row build
+    (bench/data_throughput.py, measured with datasketch's bucket sets) and could free nothing.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -236,7 +236,7 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
             if o[0] != "ok":
                 counters[source][o[0]][o[1]] += 1
                 continue
-            _, line, key, sh, sig, info, grams = o
+            _, line, key, sh, bands, info, grams = o
             extra[source]["shortened"] += int(info["shortened"])
             if cfg.dedup.exact:
                 if key in seen:
@@ -244,7 +244,7 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
                     continue
                 seen.add(key)
             gid += 1
-            if cfg.dedup.near and not near.add(gid, sh, sig):
+            if cfg.dedup.near and not near.add(gid, sh, bands):
                 extra[source]["near_dups"] += 1
                 continue
             pools[source].append((line, info["tokens"], info["supervised"], grams, source))

@@ -124,7 +124,7 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
     for i, batch in enumerate(batches):
         if cfg.val_batches and i >= cfg.val_batches:
             break
-        with numpy_ops() if getattr(cfg, "numpy_ops", False) else nullcontext():
+        with numpy_ops() if cfg.numpy_ops else nullcontext():
             value, n = loss(model, batch)
             ce = value if loss is sft_loss else sft_loss(model, batch)[0]
         totals = totals + mx.stack([value * n, ce * n, n])
