@@ -37,7 +37,7 @@ import numpy as np
 import nanoagent  # noqa: F401  (sets up BLAS before anything imports mlx)
 from data_recipes.adapters import ADAPTERS
 from data_recipes.convert import Drop
-from data_recipes.decontam import EvalIndex, bfcl_texts, file_texts, text_grams, user_text
+from data_recipes.decontam import EvalIndex, bfcl_function_names, bfcl_texts, file_texts, text_grams, user_text
 from data_recipes.dedup import NearDedup, dedup_text, exact_key, fingerprint
 from data_recipes.filters import apply_filters
 from data_recipes.load import SyntheticRows, hub_status, load_rows, rows_slice
@@ -84,7 +84,7 @@ def process_row(source: str, row) -> tuple:
     index = _W["index"]
     # The prompt's n-grams go back with the row: the check against the validation split reuses them.
     grams = text_grams(user_text(rec), index.cfg.ngram) if index is not None else _NO_GRAMS
-    hit = index.match_grams(grams) if index is not None else None
+    hit = (index.match_grams(grams) or index.name_hit(rec)) if index is not None else None
     if hit:
         return ("contaminated", hit)
     sh, bands = fingerprint(dedup_text(rec), _W["dedup"])
@@ -109,6 +109,7 @@ def _eval_index(recipe: Recipe, stats: dict):
     index = EvalIndex(cfg)
     for name, texts in bfcl_texts(cfg.bfcl).items():
         index.add_texts(name, texts)
+    index.function_names = bfcl_function_names(cfg.bfcl)
     missing = {}
     for spec in cfg.coding_tasks:  # the coding eval's tasks, where that package and its data exist
         try:

@@ -1,4 +1,5 @@
-"""Decontamination: drop training rows whose user text holds much of an eval prompt (word n-gram overlap).
+"""Decontamination: drop training rows whose user text holds much of an eval prompt (word n-gram overlap), or
+whose tools carry the name of an eval function (BFCL), exactly.
 
 An `EvalIndex` is built from eval texts grouped by set name (the BFCL prompts from the bfcl-eval wheel, extra
 JSONL files, our own validation split). A row is contaminated by eval text E when the row's user text contains
@@ -51,6 +52,14 @@ class EvalIndex:
         self.texts_per_set: Counter = Counter()
         self.skipped_short = 0
         self._sorted: np.ndarray | None = None  # every eval gram, sorted (built on first match)
+        self.function_names: frozenset[str] = frozenset()  # eval sets' function names (BFCL): exact-name check
+
+    def name_hit(self, rec: dict) -> str | None:
+        """'bfcl:function_name' when a row offers a tool named like an eval function, else None."""
+        for tool in rec.get("tools") or ():
+            if tool.get("function", tool).get("name") in self.function_names:
+                return "bfcl:function_name"
+        return None
 
     def add_texts(self, set_name: str, texts) -> None:
         self.add_grams(set_name, (text_grams(t, self.cfg.ngram) for t in texts))
@@ -118,6 +127,12 @@ def bfcl_texts(categories) -> dict[str, list[str]]:
     from eval.bfcl_data import load
 
     return {f"bfcl:{c}": [t for item in load(c) for t in item.user_texts()] for c in categories}
+
+
+def bfcl_function_names(categories) -> frozenset[str]:
+    from eval.bfcl_data import load
+
+    return frozenset(f["name"] for c in categories for item in load(c) for f in item.functions)
 
 
 def file_texts(path: str | Path) -> list[str]:

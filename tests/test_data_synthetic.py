@@ -20,6 +20,7 @@ from data_recipes.synthetic import DEFAULT_KINDS, check_kinds, example, generate
 from data_recipes.synthetic.catalogue import by_name, catalogue
 from data_recipes.synthetic.chitchat import related_domains
 from data_recipes.synthetic.coding import BUGS, FILLERS
+from data_recipes.synthetic.kinds import ident
 from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
 from nanoagent.record import Record
 from nanoagent.render import assistant_text, render, render_text
@@ -68,8 +69,8 @@ def test_every_record_is_canonical_and_every_call_fits_its_schema(rows):
                 fn = call["function"]
                 assert check_arguments(fn["arguments"], specs[fn["name"]]) == [], (rec.meta, fn)
         assert rec.messages[-1]["role"] == "assistant"
-        assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in ("single", "parallel", "distractor",
-                                                                                "normalize")
+        assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in (
+            "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify")
         assert set(info["needs"]) <= set(specs)
     assert set(kinds) == set(DEFAULT_KINDS), kinds
 
@@ -109,7 +110,7 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 def test_no_tool_rows_offer_no_fitting_tool(rows):
     names = by_name()
-    count = 0
+    count = near = 0
     for rec_dict, info in rows:
         if info["kind"] != "no_tool":
             continue
@@ -118,10 +119,13 @@ def test_no_tool_rows_offer_no_fitting_tool(rows):
         assert rec_dict["tools"], "a no-tool row still offers tools (that don't fit)"
         offered = {names[t["function"]["name"]].domain for t in rec_dict["tools"]}
         assert not offered & set(info["avoid"]), (rec_dict["messages"][-2]["content"], offered)
-        if info["request_domain"]:
+        if info.get("near_miss"):  # other functions of the same domain, never the one asked for (in any style)
+            assert all(ident(names[t["function"]["name"]]) != info["near_miss"] for t in rec_dict["tools"])
+            near += 1
+        elif info["request_domain"]:
             assert info["request_domain"] in info["avoid"]
             assert related_domains(info["request_domain"]) <= set(info["avoid"])
-    assert count >= 40
+    assert count >= 0.15 * len(rows) and near >= 10
 
 
 def test_kind_shapes(rows):
@@ -130,7 +134,7 @@ def test_kind_shapes(rows):
         by_kind[info["kind"]].append(rec_dict)
     for rec in by_kind["parallel"]:
         first = next(m for m in rec["messages"] if m.get("tool_calls"))
-        assert 2 <= len(first["tool_calls"]) <= 3
+        assert 2 <= len(first["tool_calls"]) <= 4
     for rec in by_kind["multi_turn"]:
         roles = [m["role"] for m in rec["messages"]]
         assert "tool" in roles and roles[-1] == "assistant" and not rec["messages"][-1].get("tool_calls")
@@ -138,7 +142,18 @@ def test_kind_shapes(rows):
     for rec in by_kind["distractor"]:
         call = next(m for m in rec["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]["name"]
         same = [t for t in rec["tools"] if names[t["function"]["name"]].domain == names[call].domain]
-        assert len(same) >= 3, "the right tool sits among at least two siblings of its domain"
+        assert len(same) >= 2 and 2 <= len(rec["tools"]) <= 6, "the right tool among siblings of its domain"
+        assert len({ident(names[t["function"]["name"]]) for t in rec["tools"]}) == len(rec["tools"])
+    for rec in by_kind["parallel_multiple"]:
+        calls = next(m for m in rec["messages"] if m.get("tool_calls"))["tool_calls"]
+        called = [c["function"]["name"] for c in calls]
+        assert len(set(called)) >= 2 and len(called) > len(set(called)), called
+    for rec, (_, info) in zip(by_kind["clarify"], [r for r in rows if r[1]["kind"] == "clarify"]):
+        roles = [m["role"] for m in rec["messages"] if m["role"] != "system"]
+        assert roles == ["user", "assistant", "user", "assistant"]
+        asked, final = rec["messages"][-3], rec["messages"][-1]
+        assert not asked.get("tool_calls") and asked["content"].endswith("?")
+        assert info["missing"] in final["tool_calls"][0]["function"]["arguments"]
     loose = 0
     for rec in by_kind["normalize"]:
         user = next(m for m in rec["messages"] if m["role"] == "user")["content"]

@@ -1,10 +1,12 @@
-"""The tool catalogue: every row of the domain table crossed with its verbs, as canonical JSON-Schema tool specs.
+"""The tool catalogue: the domain table crossed with its verbs, plus the function library, as JSON-Schema tool specs.
 
 `catalogue()` returns the `Tool`s (built once, cached): name, domain, verb, the phrases a user would use for the
 action, its parameters (required or optional with defaults) and the fields its results carry. `Tool.spec()` is the
 canonical `{"type": "function", "function": {name, description, parameters}}` that goes into a record's `tools`.
 Names are composed as verb_noun (`get_weather_forecast`, `search_hotels`, `book_flight`, `convert_currency`);
 descriptions from per-verb templates picked by a stable hash of the name, so the catalogue is the same every run.
+The function library (library.py: formulas and data functions in four naming styles) joins as verb "fn" tools.
+Names that BFCL's functions carry, or that an earlier tool took, are renamed by reserved.free_name.
 
 Run: `python -c "from data_recipes.synthetic.catalogue import catalogue; print(len(catalogue()))"`.
 Left out: tools the model must call without any argument it can read from the request (every tool here has
@@ -14,11 +16,13 @@ at least one parameter the user states, or only optional ones).
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Callable
 
 from data_recipes.synthetic.domains import ROWS
 from data_recipes.synthetic.params import PARAMS, Param
+from data_recipes.synthetic.reserved import free_name
 
 VERB_NAMES = {"get": "get_{n}", "search": "search_{p}", "list": "list_{p}", "create": "{w}_{n}",
               "update": "update_{n}", "delete": "{w}_{n}", "calc": "{w}_{n}"}
@@ -29,12 +33,12 @@ DESCRIPTIONS = {
             "Returns the {h} for the given {req}."],
     "search": ["Search {hp} by {req}, with optional filters.", "Find {hp} matching {req}. Returns {fields}.",
                "Search for {hp}; each result has {fields}."],
-    "list": ["List {hp} for the given {req}.", "List the {hp} ({fields}).", "Returns the list of {hp}."],
+    "list": ["List {hp} for the given {req}.", "List the {hp} with their {fields}.", "Returns the list of {hp}."],
     "create": ["{W} a {h}.", "{W} a new {h} with the given {req}.", "{W} a {h} and return its id."],
     "update": ["Update an existing {h}; only the fields given change.", "Change the details of a {h}."],
     "delete": ["{W} a {h} by {req}.", "{W} the {h} identified by {req}."],
     "calc": ["{W} the {h} from {req}.", "{W} the {h}. Returns {fields}."],
-    "do": ["{W} ({req}).", "{W}. Returns {fields}."],
+    "do": ["{W} {the}{req}.", "{W}. Returns {fields}."],
 }
 
 
@@ -49,6 +53,13 @@ class Tool:
     params: tuple[tuple[Param, bool], ...]  # (param, required) in schema order
     res: tuple[tuple[str, str], ...]  # (result field, value kind)
     description: str
+    # function-library tools (verb "fn", library.py): the base function, its exact result, argument renames;
+    # a renamed everyday tool keeps its composed name in `base` (results.py keys its special cases by it)
+    base: str = ""
+    compute: Callable | None = None
+    arg_names: tuple[tuple[str, str], ...] = ()
+    style: str = "snake"
+    obj: str = ""  # the ask without its first word ("the area of a triangle")
 
     @property
     def h(self) -> str:
@@ -90,12 +101,18 @@ def _describe(verb: str, name: str, word: str, h: str, hp: str, params, res) -> 
     template = options[zlib.crc32(name.encode()) % len(options)]
     req = [p.name.replace("_", " ") for p, r in params if r] or ["optional filters"]
     fields = ", ".join(f.replace("_", " ") for f, _ in res)
-    text = template.format(h=h, hp=hp, W=word[:1].upper() + word[1:], fields=fields, req=" and ".join(req))
+    # "Check the spelling of the text." / "Unfreeze my card, given the card last4."
+    the = "the " if word.split()[-1] in ("of", "for", "to", "in", "on", "from", "by", "with") else ", given the "
+    text = template.format(h=h, hp=hp, W=word[:1].upper() + word[1:], fields=fields, req=" and ".join(req),
+                           the=the).replace(" , given", ", given")
     return text
 
 
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Tool, ...]:
+    """The everyday-API tools of domains.py, then the function library (library.py), with unique allowed names."""
+    from data_recipes.synthetic.library import library_tools
+
     tools: dict[str, Tool] = {}
 
     def add(tool: Tool):
@@ -117,7 +134,12 @@ def catalogue() -> tuple[Tool, ...]:
             params = _parse_params(ptext, f"{row.domain}/{name}")
             add(Tool(name, row.domain, row.noun, row.plural, "do", phrase, params, res,
                      _describe("do", name, phrase.rstrip(":"), h, hp, params, res)))
-    return tuple(tools.values())
+    out, taken = [], set()
+    for tool in list(tools.values()) + list(library_tools()):
+        name = free_name(tool.name, taken)  # BFCL's function names and names already used are renamed
+        taken.add(name)
+        out.append(tool if name == tool.name else replace(tool, name=name, base=tool.base or tool.name))
+    return tuple(out)
 
 
 @lru_cache(maxsize=1)

@@ -32,7 +32,15 @@ def T(domain, noun, plural=None, res="status", do=(), **verbs):
     for verb, spec in verbs.items():
         word, params = spec if isinstance(spec, tuple) else (None, spec)
         norm[verb] = (word, params)
-    ROWS.append(Row(domain, noun, plural or noun + "s", res, norm, tuple(do)))
+    ROWS.append(Row(domain, noun, plural or _plural(noun), res, norm, tuple(do)))
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
 
 
 # weather

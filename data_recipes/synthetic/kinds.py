@@ -10,6 +10,10 @@ Kinds (the `kind` in each record's meta):
 - distractor: the right tool among siblings from the same domain and tools from others.
 - normalize: arguments the user states loosely (numbers in words, currency names, country names, spelled-out
   dates, odd casing) that the call must normalise.
+- parallel_multiple: several different tools in one turn, some of them called more than once.
+- clarify: a required argument is missing from the request -> the assistant asks for it, the user answers, the
+  assistant calls.
+no_tool also draws near misses: a function-library request with only other functions of its domain offered.
 Every builder returns `(record_dict, info)`; info says which tools the request needs (tests use it).
 
 Run: through data_recipes.synthetic.generate.
@@ -32,7 +36,10 @@ DIFFERENT = [("origin", "destination"), ("base_currency", "target_currency"), ("
              ("station_from", "station_to"), ("origin_city", "destination_city"), ("source_language", "target_language"),
              ("length_from", "length_to"), ("mass_from", "mass_to"), ("temp_from", "temp_to"),
              ("volume_from", "volume_to"), ("speed_from", "speed_to"), ("data_from", "data_to"),
-             ("citizenship", "destination_country")]
+             ("citizenship", "destination_country"), ("from_unit", "to_unit"), ("from_scale", "to_scale"),
+             ("from_timezone", "to_timezone"), ("fromUnit", "toUnit"), ("fromScale", "toScale"),
+             ("fromTimezone", "toTimezone"), ("citizenship", "destination"), ("word_a", "word_b"),
+             ("wordA", "wordB"), ("source", "target")]
 
 
 def sample_args(tool: Tool, rng: random.Random, p_opt: float = 0.35) -> tuple[dict, dict]:
@@ -63,10 +70,30 @@ def call(tool: Tool, args: dict) -> dict:
     return {"type": "function", "function": {"name": tool.name, "arguments": args}}
 
 
+def ident(tool: Tool) -> str:
+    """What a tool does: the naming styles of one library function share it, so a row offers at most one of them."""
+    return tool.base or tool.name
+
+
 def others(rng: random.Random, avoid: set[str], k: int) -> list[Tool]:
-    """k tools from domains not in `avoid` (distinct names)."""
+    """k tools from domains not in `avoid` (distinct functions)."""
     pool = [t for t in catalogue() if t.domain not in avoid]
-    return rng.sample(pool, k) if k else []
+    out, seen = [], set()
+    while len(out) < k:
+        t = pool[rng.randrange(len(pool))]
+        if ident(t) not in seen:
+            seen.add(ident(t))
+            out.append(t)
+    return out
+
+
+def siblings(tool: Tool) -> list[Tool]:
+    """Other functions of the tool's domain, one naming style each (the tool's own style when it has one)."""
+    out: dict[str, Tool] = {}
+    for t in by_domain()[tool.domain]:
+        if ident(t) != ident(tool) and (t.style == tool.style or ident(t) not in out):
+            out[ident(t)] = t
+    return list(out.values())
 
 
 def offered(rng: random.Random, targets: list[Tool], extra: int) -> list[dict]:
@@ -85,6 +112,17 @@ def assistant_calls(calls: list[dict], rng: random.Random) -> dict:
     return {"role": "assistant", "content": rng.choice(T.PREAMBLES).strip(), "tool_calls": calls}
 
 
+@lru_cache(maxsize=1)
+def with_siblings() -> frozenset[str]:
+    """Tools whose domain has at least two other functions (the multiple kind needs near distractors)."""
+    return frozenset(t.name for t in catalogue() if len(siblings(t)) >= 2)
+
+
+def answerable(pairs) -> bool:
+    """Whether every call in `pairs` can get a tool result (library functions only when computed exactly)."""
+    return all(R.has_result(t) for t, *_ in pairs)
+
+
 def tool_turns(pairs: list[tuple[Tool, dict]], rng: random.Random) -> tuple[list[dict], list[dict]]:
     results = [R.tool_result(t, a, rng) for t, a in pairs]
     msgs = [{"role": "tool", "name": t.name, "content": R.json.dumps(r, ensure_ascii=False)}
@@ -96,8 +134,11 @@ def tool_turns(pairs: list[tuple[Tool, dict]], rng: random.Random) -> tuple[list
 def normalisable() -> frozenset[str]:
     """Tools with a required parameter that users may state loosely (it has alternative surface forms)."""
     probe = random.Random(0)
-    return frozenset(t.name for t in catalogue()
-                     if any(any(p.sample(probe).alt for _ in range(5)) for p in t.required()))
+
+    def loose(p) -> bool:  # an alternative form that does not contain the value itself ("twelve", "euros")
+        v = p.sample(probe)
+        return any(str(v.value) not in a for a in v.alt)
+    return frozenset(t.name for t in catalogue() if any(any(loose(p) for _ in range(5)) for p in t.required()))
 
 
 def pick_tool(rng: random.Random, pred=None) -> Tool:
@@ -112,7 +153,7 @@ def single(rng: random.Random, normalise: bool = False) -> tuple[dict, dict]:
     args, values = sample_args(tool, rng, p_opt=0.5 if normalise else 0.35)
     msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng, normalise)},
                          assistant_calls([call(tool, args)], rng)]
-    if rng.random() < (0.3 if normalise else 0.0):
+    if rng.random() < (0.3 if normalise else 0.15) and answerable([(tool,)]):
         tmsgs, res = tool_turns([(tool, args)], rng)
         msgs += tmsgs + [{"role": "assistant", "content": R.answer(tool, args, res[0], rng)}]
     rec = {"messages": msgs, "tools": offered(rng, [tool], rng.randint(0, 3))}
@@ -123,9 +164,9 @@ def normalize(rng: random.Random) -> tuple[dict, dict]:
     return single(rng, normalise=True)
 
 
-def parallel(rng: random.Random) -> tuple[dict, dict]:
-    k = rng.choice([2, 2, 3])
-    if rng.random() < 0.5:
+def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
+    k = rng.choice([2, 2, 3, 3, 4])
+    if rng.random() < same_tool:
         tool = pick_tool(rng, lambda t: bool(t.required()))
         args, values = sample_args(tool, rng)
         key = tool.required()[0]
@@ -149,6 +190,7 @@ def parallel(rng: random.Random) -> tuple[dict, dict]:
         targets = [tool]
     else:
         targets, used = [], set()
+        k = min(k, 3)
         while len(targets) < k:
             t = pick_tool(rng, lambda t: t.domain not in used)
             used |= related_domains(t.domain)
@@ -159,7 +201,7 @@ def parallel(rng: random.Random) -> tuple[dict, dict]:
         user = T.wrap(joiner.join(clauses[:-1]) + (" and " if joiner == ", then " else joiner) + clauses[-1], rng)
         pairs = [(t, a) for t, a, _ in pairs]
     msgs = start(rng) + [{"role": "user", "content": user}, assistant_calls([call(t, a) for t, a in pairs], rng)]
-    if rng.random() < 0.5:
+    if rng.random() < 0.4 and answerable(pairs):
         tmsgs, res = tool_turns(pairs, rng)
         answers = [R.answer(t, a, r, rng) for (t, a), r in zip(pairs, res)]
         msgs += tmsgs + [{"role": "assistant", "content": " ".join(answers)}]
@@ -168,7 +210,7 @@ def parallel(rng: random.Random) -> tuple[dict, dict]:
 
 
 def multi_turn(rng: random.Random) -> tuple[dict, dict]:
-    tool = pick_tool(rng)
+    tool = pick_tool(rng, R.has_result)
     args, values = sample_args(tool, rng)
     msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng)},
                          assistant_calls([call(tool, args)], rng)]
@@ -177,8 +219,9 @@ def multi_turn(rng: random.Random) -> tuple[dict, dict]:
     targets = [tool]
     if rng.random() < 0.35:
         same = rng.random() < 0.4 and tool.required()
-        nxt = tool if same else pick_tool(rng, lambda t: t.domain == tool.domain and t.name != tool.name) \
-            if len(by_domain()[tool.domain]) > 1 else tool
+        nxt = tool if same else pick_tool(rng, lambda t: t.domain == tool.domain and ident(t) != ident(tool)
+                                          and R.has_result(t)) \
+            if any(R.has_result(t) for t in siblings(tool)) else tool
         a2, v2 = sample_args(nxt, rng)
         lead = rng.choice(["", "Thanks. ", "Great, ", "OK. ", "Perfect. Now "])
         follow = T.clause(nxt, a2, v2, rng)
@@ -193,36 +236,69 @@ def multi_turn(rng: random.Random) -> tuple[dict, dict]:
 
 
 def distractor(rng: random.Random) -> tuple[dict, dict]:
-    tool = pick_tool(rng, lambda t: len(by_domain()[t.domain]) >= 3)
-    siblings = [t for t in by_domain()[tool.domain] if t.name != tool.name]
-    near = rng.sample(siblings, min(len(siblings), rng.randint(2, 3)))
+    """The 'multiple' kind: the right tool among 2-6 offered, near siblings of its domain and far ones."""
+    tool = pick_tool(rng, lambda t: t.name in with_siblings())
+    sib = siblings(tool)
+    near = rng.sample(sib, min(len(sib), rng.randint(1, 3)))
     args, values = sample_args(tool, rng)
     msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng)},
                          assistant_calls([call(tool, args)], rng)]
-    if rng.random() < 0.4:
+    if rng.random() < 0.3 and answerable([(tool,)]):
         tmsgs, res = tool_turns([(tool, args)], rng)
         msgs += tmsgs + [{"role": "assistant", "content": R.answer(tool, args, res[0], rng)}]
-    far = others(rng, related_domains(tool.domain), rng.randint(0, 2))
+    far = others(rng, related_domains(tool.domain), rng.randint(0, 5 - len(near)))  # 2-6 offered: fits 1024 tokens
     tools = [tool] + near + far
     rng.shuffle(tools)
     return {"messages": msgs, "tools": [t.spec() for t in tools]}, {"needs": [tool.name]}
 
 
+REFUSALS = ["I can't do that here: none of the available tools handles {want}.",
+            "Sorry, I don't have a tool for {want}. My tools only cover {have}.",
+            "None of my tools can help with {want}, so I can't do that for you.",
+            "I can only help with {have} right now, not {want}.",
+            "The functions I have ({names}) don't cover {want}, so I can't run that."]
+
+
+def wanted(tool: Tool) -> str:
+    """What a function-library request asks for, as a refusal names it ("the area of a triangle")."""
+    return tool.obj if tool.obj.startswith("the ") else f"a request to {tool.word}"
+
+
+def near_miss(rng: random.Random) -> tuple[dict, dict] | None:
+    """A function-library request with only other functions of its domain offered (None if it has too few)."""
+    want = pick_tool(rng, lambda t: t.verb == "fn")
+    sib = siblings(want)
+    if len(sib) < 2:
+        return None
+    args, values = sample_args(want, rng)
+    tools = rng.sample(sib, rng.randint(1, min(3, len(sib))))
+    names = ", ".join(t.name for t in tools)
+    reply = rng.choice(REFUSALS).format(want=wanted(want), have=f"other {want.domain.replace('_', ' ')} "
+                                        "functions", names=names)
+    msgs = start(rng) + [{"role": "user", "content": T.request(want, args, values, rng)},
+                         {"role": "assistant", "content": reply}]
+    info = {"needs": [], "request_domain": want.domain, "avoid": [], "near_miss": ident(want)}
+    return {"messages": msgs, "tools": [t.spec() for t in tools]}, info
+
+
 def no_tool(rng: random.Random) -> tuple[dict, dict]:
-    if rng.random() < 0.5:
+    if rng.random() < 0.25:
+        made = near_miss(rng)
+        if made is not None:
+            return made
+    if rng.random() < 0.55:
         want = pick_tool(rng)
         args, values = sample_args(want, rng)
         user = T.request(want, args, values, rng)
         avoid = related_domains(want.domain)
         tools = others(rng, avoid, rng.randint(1, 4))
         domains = T.join_and(sorted({t.domain.replace("_", " ") for t in tools}))
-        reply = rng.choice([f"I can't do that here: none of the available tools handles {want.hp}.",
-                            f"Sorry, I don't have a tool for {want.hp}. My tools only cover {domains}.",
-                            f"None of my tools can help with {want.hp}, so I can't do that for you.",
-                            f"I can only help with {domains} right now, not {want.hp}."])
+        what = wanted(want) if want.verb == "fn" else want.hp
+        reply = rng.choice(REFUSALS).format(want=what, have=domains, names=", ".join(t.name for t in tools))
         info = {"needs": [], "request_domain": want.domain, "avoid": sorted(avoid)}
     else:
         question, reply, avoid = GENERAL[rng.randrange(len(GENERAL))](rng)
+        avoid = set().union(*(related_domains(d) for d in avoid)) if avoid else set()
         user = question
         tools = others(rng, avoid, rng.randint(1, 4))
         info = {"needs": [], "request_domain": None, "avoid": sorted(avoid)}
@@ -231,5 +307,57 @@ def no_tool(rng: random.Random) -> tuple[dict, dict]:
     return {"messages": msgs, "tools": [t.spec() for t in tools]}, info
 
 
+def parallel_multiple(rng: random.Random) -> tuple[dict, dict]:
+    """Two or three different tools in one turn; one of them for two values."""
+    targets, used = [], set()
+    while len(targets) < rng.choice([2, 2, 3]):
+        t = pick_tool(rng, lambda t: t.domain not in used and bool(t.required()))
+        used |= related_domains(t.domain)
+        targets.append(t)
+    pairs, clauses = [], []
+    for j, t in enumerate(targets):
+        args, values = sample_args(t, rng)
+        pairs.append((t, args))
+        text = T.clause(t, args, values, rng)
+        if j == 0 or rng.random() < 0.3:
+            key = t.required()[0]
+            v = key.sample(rng)
+            if repr(v.value) != repr(args[key.name]):
+                pairs.append((t, {**args, key.name: v.value}))
+                text += rng.choice([", and the same ", " and also "]) + key.phrase(rng, v)
+        clauses.append(text)
+    joiner = rng.choice([" and ", ". Also, ", "; then ", ". And "])
+    user = T.wrap(joiner.join(clauses), rng)
+    msgs = start(rng) + [{"role": "user", "content": user}, assistant_calls([call(t, a) for t, a in pairs], rng)]
+    rec = {"messages": msgs, "tools": offered(rng, targets, rng.randint(0, 2))}
+    return rec, {"needs": sorted({t.name for t in targets})}
+
+
+ASK_FOR = ["What {d} should I use?", "Sure, what's the {d}?", "I need the {d} to do that. What is it?",
+           "Happy to help. Could you tell me the {d}?", "Which {d} do you mean?"]
+
+
+def clarify(rng: random.Random) -> tuple[dict, dict]:
+    """A request without one of its required arguments: ask for it, get it, then call."""
+    tool = pick_tool(rng, lambda t: len(t.required()) >= 2)
+    args, values = sample_args(tool, rng)
+    missing = rng.choice(tool.required())
+    said = {k: v for k, v in args.items() if k != missing.name}
+    user = T.request(tool, said, values, rng)
+    desc = missing.schema.get("description", missing.name.replace("_", " ")).split(",")[0].split(" (")[0]
+    desc = desc.rstrip(".")
+    desc = desc[:1].lower() + desc[1:] if not desc[:2].isupper() else desc
+    value = values[missing.name]
+    answer = rng.choice([value.surface(rng), f"{value.surface(rng)}, please", f"Oh sorry, "
+                         f"{missing.phrase(rng, value)}.", f"It's {value.surface(rng)}."])
+    msgs = start(rng) + [{"role": "user", "content": user},
+                         {"role": "assistant", "content": rng.choice(ASK_FOR).format(d=desc)},
+                         {"role": "user", "content": T.cap(answer)},
+                         assistant_calls([call(tool, args)], rng)]
+    rec = {"messages": msgs, "tools": offered(rng, [tool], rng.randint(0, 3))}
+    return rec, {"needs": [tool.name], "missing": missing.name}
+
+
 BUILDERS = {"single": single, "parallel": parallel, "multi_turn": multi_turn, "no_tool": no_tool,
-            "distractor": distractor, "normalize": normalize}
+            "distractor": distractor, "normalize": normalize, "parallel_multiple": parallel_multiple,
+            "clarify": clarify}

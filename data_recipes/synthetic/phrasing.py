@@ -67,9 +67,26 @@ def typo(text: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
+FN_LEADS = {"calculate": ["calculate", "compute", "work out", "figure out", "find", "determine", "get me"],
+            "compute": ["compute", "calculate", "work out", "find"], "find": ["find", "figure out", "get", "work out"],
+            "estimate": ["estimate", "roughly work out", "give me an estimate of"],
+            "convert": ["convert", "change", "turn"], "check": ["check", "verify", "tell me"],
+            "count": ["count", "tell me"], "get": ["get", "show me", "look up", "fetch"]}
+
+
+def fn_action(tool, rng: random.Random) -> str:
+    """The action of a function-library tool: its ask with the verb varied, or as a question."""
+    first, _, rest = tool.word.partition(" ")
+    if rest.startswith("the ") and first in ("calculate", "compute", "find", "work", "estimate") and rng.random() < 0.2:
+        return rng.choice(["what is ", "what's ", "I need "]) + rest
+    return rng.choice(FN_LEADS.get(first, [first])) + " " + rest
+
+
 def action(tool, rng: random.Random) -> str:
     if tool.verb == "do":
         return tool.word
+    if tool.verb == "fn":
+        return fn_action(tool, rng)
     if tool.domain == "units":
         return rng.choice(["convert", "convert", "how much is", "what's"])
     if tool.verb in ACTIONS:
@@ -88,7 +105,7 @@ def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: 
     opt = [p for p in tool.optional() if p.name in args]
     rng.shuffle(opt)
     order = req + opt
-    if len(order) > 1 and tool.domain != "units" and rng.random() < 0.25:
+    if len(order) > 1 and tool.domain != "units" and tool.verb != "fn" and rng.random() < 0.25:
         rng.shuffle(order)
     return [p.phrase(rng, values[p.name], normalise) for p in order]
 
@@ -105,7 +122,7 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
 
 def wrap(x: str, rng: random.Random) -> str:
     """Put a clause in a politeness wrapper; the result starts with a capital letter."""
-    if x.startswith(("I'm", "what's", "what are", "any ", "how much")):
+    if x.startswith(("I'm", "what's", "what is", "what are", "any ", "how much")):
         text = rng.choice(["{X}?", "{X}? Thanks.", "Hi, {x}?"]).format(x=x, X=cap(x))
     else:
         text = rng.choice(WRAPPERS).format(x=x, X=cap(x))

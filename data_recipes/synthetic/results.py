@@ -19,6 +19,7 @@ import statistics
 
 from data_recipes.synthetic import params as P
 from data_recipes.synthetic import values as V
+from data_recipes.synthetic.library import computed
 from data_recipes.synthetic.phrasing import cap, end
 
 _POOLS = {
@@ -208,6 +209,14 @@ COMPUTED = {  # tool name -> function of args -> result value (exact answers for
 }
 
 
+def _sig(x):
+    """A computed value as a user reads it: floats to 4 significant digits, whole floats as integers."""
+    if isinstance(x, float):
+        x = float(f"{x:.4g}")
+        return int(x) if x == int(x) and abs(x) < 1e15 else x
+    return x
+
+
 def _num(x):
     if isinstance(x, float):
         x = round(x, 2)
@@ -215,34 +224,45 @@ def _num(x):
     return x
 
 
+def has_result(tool) -> bool:
+    """Whether the source can give this tool a result: function-library tools only when they compute it exactly."""
+    return tool.verb != "fn" or tool.compute is not None
+
+
 def tool_result(tool, args: dict, rng: random.Random, p_error: float = 0.04) -> dict:
+    if tool.verb == "fn":
+        value = computed(tool, args)
+        if value is None:
+            raise ValueError(f"{tool.name} has no computed result; check has_result(tool) first")
+        return {tool.res[0][0]: _sig(value) if not isinstance(value, list) else [_sig(v) for v in value]}
     if rng.random() < p_error and tool.verb not in ("calc",):
         return {"error": rng.choice([f"{tool.h} service is temporarily unavailable", "rate limit exceeded, retry later",
                                      f"no {tool.h} found for these arguments"])}
-    if tool.name in COMPUTED:
-        value = COMPUTED[tool.name](args)
+    key = tool.base or tool.name  # the composed name, also when the catalogue renamed the tool
+    if key in COMPUTED:
+        value = COMPUTED[key](args)
         out = {tool.res[0][0]: _num(value) if not isinstance(value, list) else value}
-        if tool.name == "calculate_bmi":
+        if key == "calculate_bmi":
             bmi = value
             out["category"] = "underweight" if bmi < 18.5 else "normal" if bmi < 25 else "overweight" if bmi < 30 \
                 else "obese"
         return out
-    if tool.name == "get_word_definition":
+    if key == "get_word_definition":
         return {"definition": DEFINITIONS[args["word"]][0]}
-    if tool.name == "list_synonyms":
+    if key == "list_synonyms":
         syn = DEFINITIONS[args["word"]][1][:args.get("limit", 3)]
         return {"results": [{"synonym": w} for w in syn], "count": len(syn)}
-    if tool.name == "translate_text":
+    if key == "translate_text":
         known = TRANSLATIONS.get(args["text"], {}).get(args["target_language"])
         return {"translated_text": known} if known else {"error": f"no translation available into "
                                                                   f"{args['target_language']} for this text"}
-    if tool.name == "calculate_sales_tax":
+    if key == "calculate_sales_tax":
         tax = round(args["amount"] * rng.choice([0.05, 0.07, 0.1, 0.19, 0.2, 0.21]), 2)
         return {"tax": tax, "total": round(args["amount"] + tax, 2)}
-    if tool.name == "calculate_tip":
+    if key == "calculate_tip":
         tip = args["bill_amount"] * args.get("tip_percent", 15) / 100
         return {"tip": round(tip, 2), "per_person": round((args["bill_amount"] + tip) / args.get("split", 1), 2)}
-    if tool.name == "convert_currency":
+    if key == "convert_currency":
         rate = round(rng.uniform(0.05, 20), 4)
         return {"converted_amount": round(args["amount"] * rate, 2), "rate": rate}
     if tool.verb in ("search", "list"):
@@ -297,6 +317,14 @@ def answer(tool, args: dict, result: dict, rng: random.Random) -> str:
         extra = facts(result, 2)
         done = rng.choice(["Done", "All set", "Done!"]).rstrip("!")
         return f"{done}: the {tool.h} is {result['status']}" + (f" ({extra})." if extra else ".")
+    if tool.verb == "fn":
+        (_, v), = result.items()
+        if isinstance(v, bool):
+            return rng.choice(["Yes.", "Yes, it is."]) if v else rng.choice(["No.", "No, it isn't."])
+        if tool.obj.startswith("the "):
+            return end(rng.choice([f"{cap(tool.obj)} is {_fmt(v)}", f"It comes to {_fmt(v)}",
+                                   f"{cap(tool.obj)} comes out at {_fmt(v)}"]))
+        return end(rng.choice([f"The result is {_fmt(v)}", f"Result: {_fmt(v)}", f"Here it is: {_fmt(v)}"]))
     if tool.verb == "calc" and len(result) == 1:
         (k, v), = result.items()
         return end(rng.choice([f"The {k.replace('_', ' ')} is {_fmt(v)}", f"It comes to {_fmt(v)}", f"Result: {_fmt(v)}"]))

@@ -1,0 +1,275 @@
+"""The function library: compact rows of computational and data functions turned into catalogue `Tool`s.
+
+The everyday-API catalogue (domains.py) has verbs over entities (`search_hotels`, `book_flight`). Real tool lists,
+and BFCL, also hold functions: formulas from math, science, finance, geometry, units, statistics and data work
+(`calculate_triangle_area`, `physics.kinetic_energy`, `convertTemperature`). Rows for those live in the `fn_*.py`
+tables as `Fn`s; this module parses their parameter specs and makes each base function in three naming styles
+found in the wild (four), each a distinct tool with its own name and argument names:
+
+    snake   calculate_triangle_area(base, height, unit)
+    module  geometry.triangle_area(base, height, unit)
+    camel   calculateTriangleArea(base, height, unit)   (argument names camelCase too: initialVelocity)
+    bare    triangle_area(base, height, unit)           (the verb dropped; `math_round_number` when there is none)
+
+Parameter spec, one per `;`: `[?]name:type[:args][=default][@phrase]`. `?` marks optional; `=default` goes into
+the schema; `@phrase` says how a user puts the value in a request (`{}` takes the value), else a phrase is made
+from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
+from a pool in fn_pools.py, `li:lo:hi` / `ln:lo:hi[:digits]` / `ls:POOL` arrays, and the object kinds `point`,
+`points`, `coord`, `matrix`, `items`, `dims`.
+
+Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
+Left out: formulas whose inputs a user can't state in one sentence; results for functions without a `compute`
+(their rows carry the call but no tool result, so no final answer can state a wrong number).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+from data_recipes.synthetic import fn_pools as P
+from data_recipes.synthetic import values as V
+from data_recipes.synthetic.params import Param
+from data_recipes.synthetic.values import Value
+
+STYLES = ("snake", "module", "camel", "bare")
+VERB_PREFIXES = ("calculate_", "compute_", "convert_", "estimate_", "get_", "find_", "check_", "count_",
+                 "generate_", "format_", "validate_", "parse_", "analyze_", "predict_", "solve_", "determine_")
+
+
+@dataclass(frozen=True)
+class Fn:
+    """One base function of the library: its domain, snake name, what a user asks for, its doc and parameters."""
+    domain: str
+    name: str  # snake_case with its verb: calculate_triangle_area
+    ask: str  # the request's action: "calculate the area of a triangle"
+    doc: str  # the description the tool spec carries
+    params: str  # the parameter spec (module docstring)
+    compute: Callable[[dict], object] | None = None  # args (snake names) -> the result value, when exact
+    result: str = "result"  # the result field's name
+
+
+def F(domain: str, name: str, ask: str, doc: str, params: str, compute=None, result: str = "result") -> Fn:
+    return Fn(domain, name, ask, doc, params, compute, result)
+
+
+class SpecError(ValueError):
+    """A malformed row in a function table; the message names the function and the token."""
+
+
+UNITS = {"kg": "kilograms", "g": "grams", "m": "metres", "cm": "centimetres", "mm": "millimetres", "km": "kilometres",
+         "s": "seconds", "ms": "milliseconds", "min": "minutes", "h": "hours", "hours": "hours", "days": "days",
+         "years": "years", "months": "months", "percent": "percent", "deg": "degrees", "c": "degrees Celsius",
+         "k": "kelvin", "usd": "US dollars", "n": "newtons", "j": "joules", "w": "watts", "v": "volts",
+         "a": "amperes", "ohm": "ohms", "hz": "hertz", "pa": "pascals", "l": "litres", "ml": "millilitres",
+         "mph": "miles per hour", "kmh": "km per hour", "mps": "metres per second", "m2": "square metres",
+         "m3": "cubic metres", "kwh": "kilowatt-hours", "mol": "moles", "bpm": "beats per minute", "ft": "feet",
+         "in": "inches", "lb": "pounds", "mb": "megabytes", "gb": "gigabytes", "mbps": "megabits per second"}
+SHORT_UNITS = {"percent": "%", "deg": "°", "c": "°C", "usd": "USD", "m2": "m²", "m3": "m³", "mps": "m/s",
+               "kmh": "km/h", "hours": "hours", "days": "days", "years": "years", "months": "months",
+               "min": "minutes"}
+
+
+def words_of(name: str) -> tuple[str, str | None]:
+    """('initial velocity', 'mps') for initial_velocity_mps; the unit is None when the name has none."""
+    parts = name.split("_")
+    if len(parts) > 1 and parts[-1] in UNITS:
+        return " ".join(parts[:-1]), parts[-1]
+    return " ".join(parts), None
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _num_text(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _with_unit(v: Value, unit: str | None) -> Value:
+    if unit is None:
+        return v
+    short = SHORT_UNITS.get(unit, unit)
+    sep = "" if short in ("%", "°", "°C") else " "
+    long = UNITS[unit]
+    alts = tuple(f"{a} {long}" for a in v.alt)  # numbers in words with the unit spelled out
+    return Value(v.value, f"{v.text}{sep}{short}", alts)
+
+
+def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[dict, Callable]:
+    """(JSON Schema without description, sampler) for one parameter type."""
+    def number(lo, hi, digits):
+        def draw(rng):
+            x = round(rng.uniform(lo, hi), digits)
+            x = int(x) if digits == 0 else x
+            return Value(x, _num_text(x))
+        return draw
+
+    try:
+        if kind == "i":
+            lo, hi = int(args[0]), int(args[1])
+            return {"type": "integer"}, lambda r: _with_unit(V.integer(r, lo, hi, 9999), unit)
+        if kind == "n":
+            lo, hi, digits = float(args[0]), float(args[1]), int(args[2]) if len(args) > 2 else 1
+            draw = number(lo, hi, digits)
+            return {"type": "number"}, lambda r: _with_unit(draw(r), unit)
+        if kind == "e":
+            opts = args[0].split("|")
+            return {"type": "string", "enum": opts}, lambda r: Value(v := V.pick(r, opts), v,
+                                                                      (v.replace("_", " "),) if "_" in v else ())
+        if kind == "b":
+            return {"type": "boolean"}, lambda r: Value(r.random() < 0.6, "")
+        if kind == "s":
+            pool = P.POOLS[args[0]]
+            return {"type": "string"}, lambda r: P.surface(args[0], V.pick(r, pool))
+        if kind in ("li", "ln"):
+            lo, hi = float(args[0]), float(args[1])
+            digits = 0 if kind == "li" else int(args[2]) if len(args) > 2 else 1
+            draw = number(lo, hi, digits)
+            item = {"type": "integer" if kind == "li" else "number"}
+            return {"type": "array", "items": item}, lambda r: _listed([draw(r) for _ in range(r.randint(3, 7))])
+        if kind == "ls":
+            pool = P.POOLS[args[0]]
+            return ({"type": "array", "items": {"type": "string"}},
+                    lambda r: _listed([P.surface(args[0], s) for s in r.sample(pool, min(len(pool), r.randint(2, 4)))]))
+        if kind in P.OBJECTS:
+            schema, draw = P.OBJECTS[kind]
+            return dict(schema), draw
+    except (IndexError, ValueError, KeyError) as e:
+        raise SpecError(f"{where}: bad parameter type {kind}:{':'.join(args)} ({e})") from None
+    raise SpecError(f"{where}: unknown parameter type {kind!r}")
+
+
+def _listed(items: list[Value]) -> Value:
+    text = ", ".join(i.text for i in items[:-1]) + " and " + items[-1].text if len(items) > 1 else items[0].text
+    return Value([i.value for i in items], text, (f"[{', '.join(i.text for i in items)}]",))
+
+
+def _default(kind: str, text: str):
+    if kind == "i":
+        return int(text)
+    if kind == "n":
+        return float(text)
+    if kind == "b":
+        return text.lower() == "true"
+    return text
+
+
+def _phrases(name: str, kind: str, schema: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    words, _ = words_of(name)
+    if kind == "b":
+        return (f"with {words}", f"and include {words}"), (f"without {words}", f"with no {words}")
+    if kind == "e":
+        return (f"with {words} {{}}", f"using {{}} as the {words}", f"({words}: {{}})"), ()
+    if schema["type"] == "array":
+        return (f"for {{}}", f"with {words} {{}}", f"given the {words} {{}}"), ()
+    article = "an" if words[:1] in "aeiou" else "a"
+    return (f"with {article} {words} of {{}}", f"where the {words} is {{}}", f"{words} {{}}", f"{words} = {{}}"), ()
+
+
+UNIT_ABBREVIATIONS = {"mm", "mol", "kg", "g", "m", "cm", "km", "mg", "ml", "l", "pa", "hz", "parsecs", "of", "degree"}
+
+
+def _unit_in_phrase(phrase: str, unit: str | None) -> bool:
+    """Whether a custom phrase writes the unit itself right after the value ("with {} mm of rain", "{} µC")."""
+    after = phrase.split("{}", 1)[1] if "{}" in phrase else ""
+    if not after.startswith(" ") or not after.strip():
+        return False
+    word = after.split()[0].lower()
+    names = {unit, UNITS.get(unit or ""), SHORT_UNITS.get(unit or "")} - {None}
+    return not word.isalpha() or word in UNIT_ABBREVIATIONS or word in names
+
+
+def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], dict[str, str]]:
+    """The Params of one style of `fn`, and the map from the style's argument names to the snake names."""
+    out, names = [], {}
+    for token in (t.strip() for t in fn.params.split(";")):
+        if not token:
+            continue
+        where = f"{fn.domain}/{fn.name} parameter {token!r}"
+        body, _, phrase = token.partition("@")
+        body, _, default = body.partition("=")
+        required = not body.startswith("?")
+        name, _, rest = body.lstrip("?").partition(":")
+        kind, *args = rest.split(":") if rest else [""]
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise SpecError(f"{where}: parameter names are snake_case")
+        words, unit = words_of(name)
+        schema, sample = _sampler(kind, args, unit, where)
+        desc = P.DESCRIPTIONS.get(name) or (words[:1].upper() + words[1:] + (f" in {UNITS[unit]}" if unit else ""))
+        schema = {**schema, "description": desc + "."}
+        if phrase and _unit_in_phrase(phrase, unit):
+            schema, sample = _sampler(kind, args, None, where)  # the phrase says the unit: the value goes bare
+            schema = {**schema, "description": desc + "."}
+        phrases, false_phrases = ((phrase,), ()) if phrase else _phrases(name, kind, schema)
+        if kind == "b" and phrase:  # "with symbols" -> "without symbols"; "returning to the start" -> "not ..."
+            false_phrases = (phrase.replace("with ", "without ", 1) if phrase.startswith("with ") else "not " + phrase,)
+        arg = camel(name) if style == "camel" else name
+        names[arg] = name
+        out.append((Param(arg, schema, sample, phrases, false_phrases,
+                          _default(kind, default) if default else None), required))
+    if not out:
+        raise SpecError(f"{fn.domain}/{fn.name}: a function needs at least one parameter")
+    return tuple(out), names
+
+
+def styled_name(fn: Fn, style: str) -> str:
+    if style == "snake":
+        return fn.name
+    if style == "camel":
+        return camel(fn.name)
+    bare = fn.name
+    for prefix in VERB_PREFIXES:
+        if bare.startswith(prefix) and len(bare) > len(prefix):
+            bare = bare[len(prefix):]
+            break
+    module = P.MODULES.get(fn.domain, fn.domain)
+    if style == "module":
+        return f"{module}.{bare}"
+    return bare if bare != fn.name else f"{module}_{bare}"  # bare: the name without its verb
+
+
+@lru_cache(maxsize=1)
+def functions() -> tuple[Fn, ...]:
+    from data_recipes.synthetic.fn_applied import FUNCTIONS as APPLIED
+    from data_recipes.synthetic.fn_math import FUNCTIONS as MATH
+    from data_recipes.synthetic.fn_science import FUNCTIONS as SCIENCE
+
+    seen: dict[str, Fn] = {}
+    for fn in MATH + SCIENCE + APPLIED:
+        if fn.name in seen:
+            raise SpecError(f"function {fn.name!r} is defined twice ({seen[fn.name].domain} and {fn.domain})")
+        seen[fn.name] = fn
+    return tuple(seen.values())
+
+
+@lru_cache(maxsize=1)
+def library_tools() -> tuple:
+    """Every base function in every naming style, as catalogue Tools (verb 'fn')."""
+    from data_recipes.synthetic.catalogue import Tool
+
+    tools = []
+    for fn in functions():
+        for style in STYLES:
+            params, names = parse_params(fn, style)
+            words = fn.ask.split(" ", 1)
+            tools.append(Tool(styled_name(fn, style), fn.domain, fn.name, fn.name, "fn", fn.ask, params,
+                              ((fn.result, "number"),), fn.doc, base=fn.name, compute=fn.compute,
+                              arg_names=tuple(names.items()), style=style, obj=words[1] if len(words) > 1 else ""))
+    return tuple(tools)
+
+
+def computed(tool, args: dict):
+    """The exact result of a library tool for `args`, or None when the function has no compute."""
+    if tool.compute is None:
+        return None
+    names = dict(tool.arg_names)
+    return tool.compute({names.get(k, k): v for k, v in args.items()})
+
+
+def sample_value(rng: random.Random, tool, name: str) -> Value:
+    return next(p for p, _ in tool.params if p.name == name).sample(rng)

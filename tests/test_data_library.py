@@ -1,0 +1,125 @@
+"""The synthetic function library and the lint on what it writes: scale, naming styles, schema kinds, exact results,
+BFCL name decontamination, and the defects generated data must not show (tripled letters in names, placeholder
+descriptions, units said twice).
+
+Run: .venv/bin/python -m pytest tests/test_data_library.py -q
+Left out: phrasing quality a regex can't judge (read samples with `python -m data_recipes.synthetic --n 20`).
+"""
+
+import nanoagent  # noqa: F401  (before anything that may import mlx)
+
+import math
+import random
+import re
+
+import jsonschema
+import pytest
+
+from data_recipes.decontam import EvalIndex
+from data_recipes.recipe import DecontamConfig
+from data_recipes.synthetic import DEFAULT_KINDS, example
+from data_recipes.synthetic.catalogue import catalogue
+from data_recipes.synthetic.kinds import sample_args
+from data_recipes.synthetic.library import F, SpecError, computed, functions, parse_params
+from data_recipes.synthetic.reserved import free_name, reserved
+
+SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+CAMEL = re.compile(r"[a-z][a-z0-9]*([A-Z][a-z0-9]*)+")
+MODULE = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
+
+
+def test_two_thousand_tools_in_150_domains_in_the_naming_styles_of_the_wild():
+    tools = catalogue()
+    names = [t.name for t in tools]
+    assert len(set(names)) == len(names) >= 2000
+    assert len({t.domain for t in tools}) >= 150
+    styles = {t.style for t in tools if t.verb == "fn"}
+    assert styles == {"snake", "module", "camel", "bare"}
+    for t in tools:
+        assert SNAKE.fullmatch(t.name) or CAMEL.fullmatch(t.name) or MODULE.fullmatch(t.name), t.name
+        if t.style == "camel":
+            assert all(not p.name.count("_") for p, _ in t.params), t.name
+
+
+def test_every_json_schema_kind_appears_and_every_schema_is_valid():
+    kinds = set()
+    for t in catalogue():
+        params = t.spec()["function"]["parameters"]
+        jsonschema.Draft202012Validator.check_schema(params)
+        for prop in params["properties"].values():
+            kind = prop["type"]
+            if "enum" in prop:
+                kind = "enum"
+            if prop["type"] == "array":
+                kind = "array of " + prop["items"]["type"] + ("s" if prop["items"]["type"] == "object" else "")
+            kinds.add(kind)
+            if "default" in prop:
+                kinds.add("optional with default")
+    assert kinds >= {"string", "integer", "number", "boolean", "enum", "object", "array of string", "array of integer",
+                     "array of number", "array of objects", "array of array", "optional with default"}
+
+
+def test_no_tool_carries_a_bfcl_function_name_and_free_name_avoids_them():
+    names = {t.name for t in catalogue()}
+    assert len(reserved()) > 1000 and not names & reserved()
+    assert free_name("calculate_factorial") == "compute_factorial"  # a BFCL name: verb swapped
+    assert free_name("get_current_weather") not in reserved()
+    assert free_name("my_own_tool", taken={"my_own_tool"}) == "my_own_tool_tool"
+    assert free_name("calculateAge") not in reserved() | {"calculateAge"} or "calculateAge" not in reserved()
+
+
+def test_the_build_drops_rows_whose_tools_carry_an_eval_function_name():
+    index = EvalIndex(DecontamConfig())
+    index.function_names = frozenset({"calculate_triangle_area"})
+    row = {"tools": [{"type": "function", "function": {"name": "calculate_triangle_area"}}]}
+    assert index.name_hit(row) == "bfcl:function_name"
+    assert index.name_hit({"tools": [{"type": "function", "function": {"name": "triangle_area"}}]}) is None
+
+
+def test_computed_results_are_exact_values_for_sampled_arguments():
+    rng = random.Random(0)
+    tools = [t for t in catalogue() if t.verb == "fn" and t.compute is not None]
+    assert len({t.base for t in tools}) >= 250
+    for t in tools:
+        for _ in range(3):
+            args, _ = sample_args(t, rng)
+            try:
+                value = computed(t, args)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                continue  # a domain edge the sampler can reach (0 hits, asin > 1); such rows get no result turn
+            flat = value if isinstance(value, list) else [value]
+            for v in flat:
+                assert isinstance(v, (int, float, str, bool, list)), (t.name, v)
+                if isinstance(v, float):
+                    assert math.isfinite(v), (t.name, args, v)
+    tri = next(t for t in tools if t.base == "calculate_rectangle_area" and t.style == "camel")
+    assert computed(tri, {"length": 3.0, "width": 4.0}) == 12.0  # camelCase names map back to the formula's
+
+
+def test_table_errors_name_the_function_and_the_token():
+    with pytest.raises(SpecError, match="geometry_2d/calculate_x.*unknown parameter type 'q'"):
+        parse_params(F("geometry_2d", "calculate_x", "calculate x", "X.", "side:q:1:2"), "snake")
+    with pytest.raises(SpecError, match="snake_case"):
+        parse_params(F("geometry_2d", "calculate_x", "calculate x", "X.", "Side:n:1:2"), "snake")
+    with pytest.raises(SpecError, match="at least one parameter"):
+        parse_params(F("geometry_2d", "calculate_x", "calculate x", "X.", ""), "snake")
+    assert len({f.name for f in functions()}) == len(functions())
+
+
+def test_lint_names_descriptions_and_requests():
+    for t in catalogue():
+        assert not re.search(r"([a-z])\1\1", t.name), f"tripled letter in {t.name}"
+        desc = t.description
+        assert desc.endswith("."), (t.name, desc)
+        slot = re.search(r" \(([a-z0-9_ ,]+)\)\.$", desc)  # "Check the spelling of (text).": names in brackets
+        param_words = {w for p, _ in t.params for w in p.name.split("_")}
+        assert not (slot and set(re.findall(r"[a-z0-9]+", slot.group(1))) <= param_words | {"and"}), \
+            f"placeholder-style description: {t.name}: {desc}"
+        for p, _ in t.params:
+            assert p.schema.get("description"), f"{t.name}.{p.name}"
+    doubled = re.compile(r"\b(years|hours|days|minutes|number|in|out|mm|kg|m|cm)\s+\1\b", re.I)
+    for i in range(1500):
+        rec, info = example(i, 0, DEFAULT_KINDS)
+        for m in rec["messages"]:
+            if m["role"] == "user":
+                assert not doubled.search(m["content"]), (info["kind"], m["content"])
