@@ -109,7 +109,8 @@ def _eval_index(recipe: Recipe, stats: dict):
     index = EvalIndex(cfg)
     for name, texts in bfcl_texts(cfg.bfcl).items():
         index.add_texts(name, texts)
-    index.function_names = bfcl_function_names(cfg.bfcl)
+    if cfg.function_names:
+        index.function_names = bfcl_function_names(cfg.bfcl)
     missing = {}
     for spec in cfg.coding_tasks:  # the coding eval's tasks, where that package and its data exist
         try:

@@ -89,6 +89,7 @@ class DecontamConfig:
     coding_tasks: list = field(default_factory=lambda: ["held-out", "humaneval"])  # nanoagent.tasks sets, if present
     files: list = field(default_factory=list)  # more eval sets: JSONL of canonical records or {"prompt": str}
     against_valid: bool = True           # remove train rows that overlap our own validation split
+    function_names: bool = True          # remove rows that offer a tool named like a BFCL function (exact name)
 
 
 @dataclass

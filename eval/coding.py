@@ -28,13 +28,17 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import new_run, save_run
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
+from eval.suites import SuiteError, pick
 
 
 @dataclass
 class CodingConfig:
     model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
     tasks: str = field(default="held-out", metadata={"help": "held-out | train | humaneval[:N] | PATH"})
-    limit: int | None = field(default=None, metadata={"help": "first N tasks"})
+    limit: int | None = field(default=None, metadata={"help": "N tasks (default: all of them)"})
+    sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit tasks; "
+                                                            "first: the first --limit"})
+    sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
     samples: int = field(default=1, metadata={"help": "runs per task (pass@k needs k samples and temperature > 0)"})
     temperature: float = 0.0
     seed: int = 0
@@ -128,8 +132,8 @@ def main(argv=None) -> int:
         from nanoagent.tasks import TaskError, evaluate, load_tasks
 
         try:
-            tasks = load_tasks(cfg.tasks)[:cfg.limit]
-        except (TaskError, OSError) as e:
+            tasks = pick(load_tasks(cfg.tasks), cfg.limit, cfg.sample, cfg.sample_seed, key=str(cfg.tasks))
+        except (TaskError, OSError, SuiteError) as e:
             raise ConfigError(f"could not load tasks {cfg.tasks!r}: {e}") from None
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """Tool-calling eval suites as one item type: BFCL categories (offline, from the bfcl-eval wheel) and our own
 validation split from the data recipes.
 
-    items, dropped = load_suite("simple_python", limit=20)
+    items, dropped = load_suite("simple_python", limit=20)           # a seeded random sample of 20
+    items, dropped = load_suite("simple_python", limit=20, sample="first")
     items, dropped = load_suite("valid")                      # data/default/valid.jsonl
     items, dropped = load_suite("valid:data/mine/valid.jsonl")
 
@@ -21,6 +22,7 @@ executable checking) and simple_java / simple_javascript (their values are langu
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,13 +77,33 @@ def expand_suites(names) -> list[str]:
     return out
 
 
-def load_suite(name: str, limit: int | None = None) -> tuple[list[EvalItem], Counter]:
+SAMPLES = ("random", "first")
+
+
+def pick(items: list, limit: int | None, sample: str = "random", seed: int = 0, key: str = "") -> list:
+    """`limit` of `items`: a seeded random sample kept in file order (the same for a seed and key on every
+    machine), or the first `limit` with sample="first"; all of them when limit is None or covers them."""
+    if sample not in SAMPLES:
+        raise SuiteError(f"sample {sample!r} is not one of {', '.join(SAMPLES)}")
+    if limit is None or limit >= len(items):
+        return list(items)
+    if sample == "first":
+        return list(items[:limit])
+    chosen = sorted(random.Random(f"{seed}:{key}").sample(range(len(items)), limit))
+    return [items[i] for i in chosen]
+
+
+def load_suite(name: str, limit: int | None = None, sample: str = "random",
+               seed: int = 0) -> tuple[list[EvalItem], Counter]:
+    """A suite's items: all of them, or `limit` of them by `pick` (a seeded random sample unless sample="first")."""
     base, _, path = name.partition(":")
     if base == VALID:
-        return load_valid(path or DEFAULT_VALID_PATH, limit=limit, suite=name)
-    if base not in BFCL_SUITES:
+        items, dropped = load_valid(path or DEFAULT_VALID_PATH, suite=name)
+    elif base not in BFCL_SUITES:
         raise SuiteError(f"unknown suite {name!r}; known: {', '.join(ALL_SUITES)}")
-    return load_bfcl(base, limit=limit)
+    else:
+        items, dropped = load_bfcl(base)
+    return pick(items, limit, sample, seed, key=name), dropped
 
 
 def load_bfcl(category: str, limit: int | None = None) -> tuple[list[EvalItem], Counter]:

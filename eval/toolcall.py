@@ -1,7 +1,8 @@
 """Tool-calling eval: BFCL categories read offline and our validation split, on any model backend.
 
 Run:
-    python -m eval.toolcall --model embedded-gguf --suites core --limit 20
+    python -m eval.toolcall --model embedded-gguf --suites core --limit 20      # a seeded random 20 per suite
+    python -m eval.toolcall --model embedded-gguf --suites core --limit 20 --sample first
     python -m eval.toolcall --model runs/dft-1 --suites simple_python,irrelevance,valid --max-tokens 96
     python -m eval.toolcall --model http://127.0.0.1:8080/v1 --suites all --label grpo-server
     python -m eval.toolcall --config my_eval.yaml --limit 5
@@ -48,7 +49,10 @@ REPLY_CHARS = 600  # reply text kept per item in the result file
 class ToolcallConfig:
     model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
     suites: list[str] = field(default_factory=lambda: ["all"], metadata={"help": "suites or groups, comma-separated"})
-    limit: int | None = field(default=None, metadata={"help": "first N items of each suite"})
+    limit: int | None = field(default=None, metadata={"help": "N items of each suite (default: the whole suite)"})
+    sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit items per "
+                                                            "suite; first: the first --limit items"})
+    sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
     max_tokens: int = field(default=128, metadata={"help": "new tokens per reply"})
     temperature: float = 0.0
     seed: int = 0
@@ -173,7 +177,7 @@ def main(argv=None) -> int:
         suites = expand_suites(cfg.suites)
         loaded = {}
         for name in suites:  # every data file is read (and checked) before the model loads
-            items, dropped = load_suite(name, limit=cfg.limit)
+            items, dropped = load_suite(name, limit=cfg.limit, sample=cfg.sample, seed=cfg.sample_seed)
             if not items:
                 raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
             loaded[name] = (items, dropped)

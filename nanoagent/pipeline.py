@@ -10,7 +10,7 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
 
     smoke   load the model, render a tool-calling conversation, generate, parse the call (in this process)
     data    python -m data_recipes.build            -> OUT/data (default recipe; fixtures when the Hub is unreachable)
-    sft     python -m train.dft                     -> OUT/sft/model (SFT, LoRA, packed 4x512, its default lr)
+    sft     python -m train.dft                     -> OUT/sft/model (SFT, LoRA, packed 2x1024, its default lr)
     grpo    python -m train.grpo                    -> OUT/grpo/model (the agent in the loop, from the SFT model)
     export  python -m export.gguf                   -> OUT/model-q8_0.gguf (+ parity report against MLX)
     eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
@@ -127,11 +127,13 @@ def plan(args) -> list[Stage]:
     trained = out / ("grpo" if grpo_used else "sft") / "model"
     stages = {
         "smoke": Stage("smoke", settings={"model": args.model, "max_tokens": args.max_tokens}),
-        "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed)]],
+        # the default recipe scaled down (6k of its 66k synthetic rows): the same kinds, tools and 1024-token cap
+        "data": Stage("data", [[py, "-m", "data_recipes.build", "--out", str(out / "data"), "--seed", str(args.seed),
+                                "--set", "sources.synthetic.rows=6000"]],
                       outputs=[out / "data"]),
         "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
-                              "--no-resume", "--loss", "sft", "--fine-tune", "lora", "--max-length", "512", "--pack",
-                              "--batch-size", "4", "--grad-accum", "1", "--steps", str(args.sft_steps),
+                              "--no-resume", "--loss", "sft", "--fine-tune", "lora", "--max-length", "1024", "--pack",
+                              "--batch-size", "2", "--grad-accum", "1", "--steps", str(args.sft_steps),
                               "--warmup-steps", str(max(1, args.sft_steps // 10)),
                               "--val-every", str(args.sft_steps), "--val-batches", "4",
                               "--validity-n", str(args.validity_n), "--save-every", str(args.sft_steps),
@@ -318,7 +320,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="runs/pipeline", help="folder for every stage's outputs")
     parser.add_argument("--force", action="store_true", help="run the stages again even when already done")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the SFT run (packed 4x512)")
+    parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the SFT run (packed 2x1024)")
     parser.add_argument("--validity-n", type=int, default=8, help="held-out tool-call prompts scored before/after SFT")
     parser.add_argument("--grpo-steps", type=int, default=2, help="GRPO steps (2 tasks x 4 rollouts each)")
     parser.add_argument("--eval-limit", type=int, default=10, help="BFCL simple_python items per model")

@@ -132,3 +132,15 @@ def test_default_recipe_builds_offline_with_the_real_tokenizer(tmp_path, embedde
     assert stats["outputs"]["train"] > 0 and stats["outputs"]["valid"] > 0
     if origins.get("synthetic") == "generated":
         assert stats["sources"]["synthetic"]["train"] > 0
+
+
+def test_rows_offering_a_bfcl_function_name_are_dropped_and_counted(tmp_path, tiny_tok):
+    out = run(tmp_path, tiny_tok, "names", **{"decontam.function_names": True})
+    stats = json.loads((out / "stats.json").read_text())
+    hits = sum(s["contaminated"].get("bfcl:function_name", 0) for s in stats["sources"].values())
+    assert hits > 0, "the fixtures offer get_weather-style tools that BFCL's functions are also named"
+    names = [t["function"]["name"] for line in (out / "train.jsonl").read_text().splitlines()
+             for t in json.loads(line)["tools"]]
+    from data_recipes.decontam import bfcl_function_names
+    from data_recipes.recipe import DecontamConfig
+    assert not set(names) & bfcl_function_names(DecontamConfig().bfcl)

@@ -84,7 +84,7 @@ def test_parallel_reply_in_reverse_order_is_correct_and_one_missing_call_is_not(
 
 @needs_bfcl
 def test_parser_rejections_are_scored_invalid_never_raised():
-    item = load_suite("simple_python", limit=1)[0][0]
+    item = load_suite("simple_python", limit=1, sample="first")[0][0]  # calculate_triangle_area
     for text, kind in [("<tool_call>\n{\"name\": \"calculate_triangle_area\"", "unclosed_tag"),
                        ("<tool_call>\n{name: area}\n</tool_call>", "not_json"),
                        ('<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>', "unknown_tool"),
@@ -175,3 +175,24 @@ def test_the_eval_prompt_is_the_prefix_training_renders(tmp_path, tiny_tok):
     prompt = render_prompt(item.messages, item.tools, tiny_tok)
     first_supervised = mask.index(1)
     assert ids[:first_supervised] == prompt
+
+
+@needs_bfcl
+def test_limit_takes_a_seeded_random_sample_in_file_order_and_first_n_on_request():
+    """--limit once took the first N items, which are neither random nor representative (issue: eval can't see 10
+    points); now it draws a seeded sample and keeps `first` as an option."""
+    whole, _ = load_suite("simple_python")
+    a, _ = load_suite("simple_python", limit=25)
+    b, _ = load_suite("simple_python", limit=25)
+    assert [i.id for i in a] == [i.id for i in b], "the same seed draws the same items"
+    order = {item.id: n for n, item in enumerate(whole)}
+    assert [order[i.id] for i in a] == sorted(order[i.id] for i in a), "kept in file order"
+    assert [i.id for i in a] != [i.id for i in whole[:25]]
+    assert max(order[i.id] for i in a) > 200, "drawn from the whole suite, not its head"
+    other, _ = load_suite("simple_python", limit=25, seed=1)
+    assert [i.id for i in other] != [i.id for i in a]
+    first, _ = load_suite("simple_python", limit=25, sample="first")
+    assert [i.id for i in first] == [i.id for i in whole[:25]]
+    assert len(load_suite("simple_python", limit=10_000)[0]) == len(whole)
+    with pytest.raises(SuiteError, match="sample 'head'"):
+        load_suite("simple_python", limit=5, sample="head")

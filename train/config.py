@@ -8,7 +8,7 @@ valid key) before any model is loaded. `save_config(cfg, folder)` writes the res
 The layering itself is nanoagent/config.py; this module adds the fields, CHOICES and the range checks.
 
 Defaults suit an M1 Mac and the 135M model: LoRA rank 16 on every linear layer of every block, batch 4, length
-1024, DFT loss, 200 steps. Left out: dotted nested keys (the config is flat on purpose).
+1024, SFT loss (cross-entropy on assistant tokens), 200 steps. Left out: dotted nested keys (the config is flat on purpose).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class DFTConfig:
     heldout: str | None = None  # JSONL of tool-calling records for the validity check; None: valid.jsonl
     run_dir: str | None = None  # output folder; None: runs/dft-<time>
     # method
-    loss: str = "dft"  # dft | sft
+    loss: str = "sft"  # sft | dft (DFT from the base model raised cross-entropy 1.08 -> 1.89 in 12 steps; see README)
     fine_tune: str = "lora"  # lora | full
     lora_rank: int = 16
     lora_scale: float = 20.0  # mlx-lm's convention: the LoRA update is scaled by this (not alpha/rank)
