@@ -24,7 +24,6 @@ Left out: formulas whose inputs a user can't state in one sentence; results for 
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -199,12 +198,10 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             raise SpecError(f"{where}: parameter names are snake_case")
         words, unit = words_of(name)
-        schema, sample = _sampler(kind, args, unit, where)
+        said = None if phrase and _unit_in_phrase(phrase, unit) else unit  # a phrase with its unit: bare value
+        schema, sample = _sampler(kind, args, said, where)
         desc = P.DESCRIPTIONS.get(name) or (words[:1].upper() + words[1:] + (f" in {UNITS[unit]}" if unit else ""))
         schema = {**schema, "description": desc + "."}
-        if phrase and _unit_in_phrase(phrase, unit):
-            schema, sample = _sampler(kind, args, None, where)  # the phrase says the unit: the value goes bare
-            schema = {**schema, "description": desc + "."}
         phrases, false_phrases = ((phrase,), ()) if phrase else _phrases(name, kind, schema)
         if kind == "b" and phrase:  # "with symbols" -> "without symbols"; "returning to the start" -> "not ..."
             false_phrases = (phrase.replace("with ", "without ", 1) if phrase.startswith("with ") else "not " + phrase,)
@@ -270,6 +267,3 @@ def computed(tool, args: dict):
     names = dict(tool.arg_names)
     return tool.compute({names.get(k, k): v for k, v in args.items()})
 
-
-def sample_value(rng: random.Random, tool, name: str) -> Value:
-    return next(p for p, _ in tool.params if p.name == name).sample(rng)
