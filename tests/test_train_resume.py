@@ -155,3 +155,40 @@ def test_compiled_update_equals_scale_clip_and_adamw_step_by_step(tok, clip):
         for k, v in weights(b).items():
             assert np.allclose(weights(a)[k], v, atol=1e-6), (step, k)
     assert int(opt_a.state["step"].item()) == 2
+
+
+class Evals(Callback):
+    def __init__(self):
+        self.evals = []
+
+    def on_eval(self, info):
+        self.evals.append(info)
+
+
+def test_best_weights_are_the_lowest_validation_step_not_the_last(tmp_path, tok, ds):
+    # A learning rate far too high makes validation worse after the first steps: the best weights are an early
+    # step's, saved apart, and load_best brings exactly those back.
+    from train.checkpoint import best_state, load_best
+
+    cfg = DFTConfig(steps=6, batch_size=2, save_every=0, val_every=1, warmup_steps=0, learning_rate=3.0,
+                    fine_tune="full", run_dir=str(tmp_path / "r"))
+    model, opt = setup(tok, cfg)
+    seen = Evals()
+
+    class Snap(Evals):
+        def on_eval(self, info):
+            seen.on_eval(info)
+            if info.get("best"):
+                self.snapshot = weights(model)
+
+    snap = Snap()
+    train(model, opt, ds, ds, cfg, loss=dft_loss, callback=snap)
+    trained = [e for e in seen.evals if e["step"] > 0]
+    best = min(trained, key=lambda e: e["val_ce"])
+    assert best["step"] < cfg.steps, "the test needs a run whose last step is not its best"
+    assert best_state(cfg.run_dir)["step"] == best["step"]
+    last = weights(model)
+    load_best(cfg.run_dir, model)
+    got = weights(model)
+    assert all(np.array_equal(got[k], snap.snapshot[k]) for k in got)
+    assert any(not np.array_equal(got[k], last[k]) for k in got)

@@ -11,6 +11,8 @@ of (seed, batch number), so the trainer restarts the stream at `step * grad_accu
 
 The fingerprint (model config, trainable parameter names and shapes, method) must match on resume; a checkpoint
 from another model or another method is refused with a message saying which part differs.
+The best weights by validation cross-entropy are kept apart in `run_dir/best/` (`save_best`, `load_best`), so the
+run's final model is the best one it saw, not the last one, and a resumed run still knows the best so far.
 Left out: checkpoints across different numbers of data-parallel processes with packing (padding is fine).
 """
 
@@ -108,4 +110,41 @@ def load_checkpoint(run_dir, model, optimizer, fp: dict) -> dict | None:
     optimizer.state = tree_unflatten(list(opt.items()))
     mx.eval(model.parameters(), optimizer.state)
     state["path"] = str(path)
+    return state
+
+
+BEST = "best"
+
+
+def best_state(run_dir) -> dict | None:
+    """`{"step", "val_ce", ...}` of the best weights saved in `run_dir/best/`, or None."""
+    path = Path(run_dir) / BEST / "state.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def save_best(run_dir, model, state: dict) -> Path:
+    """Write the trainable weights and `state` (step, val_ce) to `run_dir/best/`, atomically."""
+    final = Path(run_dir) / BEST
+    tmp = Path(run_dir) / f".tmp_{BEST}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    mx.save_safetensors(str(tmp / "trainable.safetensors"), dict(tree_flatten(model.trainable_parameters())))
+    (tmp / "state.json").write_text(json.dumps(state, indent=2))
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    return final
+
+
+def load_best(run_dir, model) -> dict | None:
+    """Load the best trainable weights of `run_dir` into `model`; returns their state, or None if there are none."""
+    state = best_state(run_dir)
+    if state is None:
+        return None
+    weights = mx.load(str(Path(run_dir) / BEST / "trainable.safetensors"))
+    current = dict(tree_flatten(model.trainable_parameters()))
+    if set(weights) != set(current):
+        raise CheckpointError(f"{Path(run_dir) / BEST}: trainable weights do not match the model's "
+                              f"({len(set(weights) ^ set(current))} names differ)")
+    model.load_weights(list(weights.items()), strict=False)
+    mx.eval(model.parameters())
     return state

@@ -75,6 +75,7 @@ class DFTConfig:
     validity_max_tokens: int = 96
     save_every: int = 50
     keep_checkpoints: int = 2
+    keep_best: bool = True  # the final model is the step with the lowest validation cross-entropy, not the last
     resume: bool = True  # continue from the run folder's last checkpoint if there is one
     fuse: bool = True  # fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights
     progress: bool = True

@@ -9,7 +9,8 @@
 Order of work, so bad input fails in seconds, not hours: config (unknown keys, bad values) -> data folder (built
 from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
--> training (progress bar, metrics.jsonl, checkpoints) -> final model, loss.png -> validity after -> summary.json.
+-> training (progress bar, metrics.jsonl, checkpoints, best weights by validation cross-entropy) -> final model
+(the best weights, with `keep_best`), loss.png -> validity after -> summary.json.
 Validity is scored by the eval stage (`eval.toolcall.evaluate_model`, greedy, batched): the share of replies on held-out
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
@@ -88,6 +89,7 @@ def run(cfg: DFTConfig) -> dict:
     from nanoagent.heldout import prose_perplexity
     from nanoagent.models import load, resolve_model_path
     from train.losses import LOSSES
+    from train.checkpoint import load_best
     from train.report import RunReporter, plot_losses
     from train.trainer import build_optimizer, train
     from train.tuning import prepare, save_final
@@ -157,6 +159,11 @@ def run(cfg: DFTConfig) -> dict:
                "tokens_per_s": state.input_tokens / max(state.train_seconds, 1e-9),
                "resumed_from": state.resumed_from, "world_size": world}
     if rank == 0:
+        best = load_best(run_dir, model) if cfg.keep_best else None
+        if best:
+            summary.update(best_step=best["step"], best_val_ce=best["val_ce"])
+            say(f"final model: the weights of step {best['step']} (lowest validation cross-entropy, "
+                f"{best['val_ce']:.4f}), not those of step {state.step}")
         final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)  # first: nothing after can lose it
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
