@@ -254,6 +254,10 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     with _gc_paused():
         _run_rows(cfg, loaded, tokenizer, index, quiet, consume)
     t_rows = time.perf_counter()
+    if "synthetic" in pools:
+        check_synthetic_capacity(entries_rows=stats["sources"]["synthetic"].get("raw", 0),
+                                 dups=extra["synthetic"]["exact_dups"] + extra["synthetic"]["near_dups"],
+                                 distinct=len(pools["synthetic"]))
 
     entries = {e.id: e for e in cfg.sources}
     train, valid, mixed = mix(pools, entries, cfg.seed, cfg.valid_fraction, cfg.valid_max_rows)
@@ -295,6 +299,22 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     if not quiet:
         print_summary(stats, out)
     return out
+
+
+MAX_SYNTHETIC_DUPS = 0.25  # more repeats than this among the synthetic rows means the recipe asked for too many
+
+
+def check_synthetic_capacity(entries_rows: int, dups: int, distinct: int) -> None:
+    """RecipeError when over MAX_SYNTHETIC_DUPS of the synthetic rows that passed the filters repeat an earlier
+    row (exact or near duplicates): the recipe asks for more distinct rows than the generator's tools and
+    templates can make for its kinds. The message says how many it made."""
+    reached = dups + distinct
+    if reached and dups / reached > MAX_SYNTHETIC_DUPS:
+        raise RecipeError(
+            f"sources.synthetic.rows asks for {entries_rows:,} rows, but with its kinds the generator can make only "
+            f"about {distinct:,} distinct ones: {dups:,} of the {reached:,} rows that passed the filters "
+            f"({dups / reached:.0%}) repeat an earlier row. Ask for at most {distinct:,} rows, or give the kinds "
+            f"that repeat (no_tool, coding) less weight; nothing was written.")
 
 
 def main(argv=None) -> int:

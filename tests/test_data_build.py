@@ -144,3 +144,17 @@ def test_rows_offering_a_bfcl_function_name_are_dropped_and_counted(tmp_path, ti
     from data_recipes.decontam import bfcl_function_names
     from data_recipes.recipe import DecontamConfig
     assert not set(names) & bfcl_function_names(DecontamConfig().bfcl)
+
+
+def test_asking_synthetic_for_more_distinct_rows_than_it_can_make_is_an_error(tmp_path, tiny_tok):
+    # no_tool rows draw a third of their questions from small chit-chat pools: 3,000 of them repeat over 25%.
+    from data_recipes.recipe import RecipeError
+
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(yaml.safe_dump({"name": "r", "hub": "offline", "num_proc": 1,
+                                      "sources": [{"id": "synthetic", "rows": 3000, "kinds": ["no_tool"]}]}))
+    with pytest.raises(RecipeError, match=r"can make only about [\d,]+ distinct ones.*Ask for at most") as err:
+        build(recipe, tokenizer=tiny_tok, out=str(tmp_path / "out"), quiet=True)
+    assert "3,000" in str(err.value)
+    assert not (tmp_path / "out" / "train.jsonl").exists()
+    build(recipe, tokenizer=tiny_tok, out=str(tmp_path / "ok"), quiet=True, **{"sources.synthetic.rows": 600})
