@@ -37,7 +37,10 @@ VALID = "valid"
 DEFAULT_VALID_PATH = "data/default/valid.jsonl"
 ALL_SUITES = BFCL_SUITES + (VALID,)
 GROUPS = {"all": ALL_SUITES, "bfcl": BFCL_SUITES, "live": tuple(s for s in BFCL_SUITES if s.startswith("live_")),
-          "core": ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")}
+          "core": ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"),
+          # the quality run's figures (issue 15): whole suites, a seeded 250 of live_irrelevance's 882
+          "quality": ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
+                      "live_irrelevance@250", "valid")}
 
 
 class SuiteError(ValueError):
@@ -66,7 +69,8 @@ def expand_suites(names) -> list[str]:
                 continue
             members = GROUPS.get(name, (name,))
             for m in members:
-                base = m.split(":", 1)[0]
+                split_limit(m)  # a bad @N is an error here, before any file is read
+                base = m.split("@", 1)[0].split(":", 1)[0]
                 if base not in ALL_SUITES:
                     raise SuiteError(f"unknown suite {m!r}; known: {', '.join(ALL_SUITES)}, groups: "
                                      f"{', '.join(GROUPS)}, or valid:PATH for a validation file")
@@ -78,6 +82,17 @@ def expand_suites(names) -> list[str]:
 
 
 SAMPLES = ("random", "first")
+
+
+def split_limit(name: str, default: int | None = None) -> tuple[str, int | None]:
+    """`"live_irrelevance@250"` -> ("live_irrelevance", 250): a suite's own sample size, which overrides --limit;
+    without `@N`, (name, default)."""
+    base, at, n = name.rpartition("@")
+    if not at:
+        return name, default
+    if not n.isdigit() or int(n) <= 0:
+        raise SuiteError(f"suite {name!r}: after '@' give a positive number of items, e.g. {base}@250")
+    return base, int(n)
 
 
 def pick(items: list, limit: int | None, sample: str = "random", seed: int = 0, key: str = "") -> list:

@@ -3,13 +3,14 @@
 Run:
     python -m eval.toolcall --model embedded-gguf --suites core --limit 20      # a seeded random 20 per suite
     python -m eval.toolcall --model embedded-gguf --suites core --limit 20 --sample first
+    python -m eval.toolcall --model x.gguf --suites quality     # issue 15's figures: whole suites, live_irrelevance@250
     python -m eval.toolcall --model runs/dft-1 --suites simple_python,irrelevance,valid --max-tokens 96
     python -m eval.toolcall --model http://127.0.0.1:8080/v1 --suites all --label grpo-server
     python -m eval.toolcall --config my_eval.yaml --limit 5
 
 `--model` is anything nanoagent.agent.backends.load_backend takes: `embedded` (MLX), `embedded-gguf` (llama.cpp),
 an MLX folder or run, a .gguf file, an OpenAI-compatible URL. `--suites` takes suite names or groups (see
-eval/suites.py: all, bfcl, core, live, valid, valid:PATH). The backend renders each prompt with the shared renderer,
+eval/suites.py: all, bfcl, core, live, quality, valid, valid:PATH; `NAME@N` samples N items of that suite). The backend renders each prompt with the shared renderer,
 so eval sees exactly what training saw. Per suite: the share of replies with a tool call, the share that are
 schema-valid, accuracy with a 95% bootstrap interval, failure kinds, items per second; per item: the reply and its
 outcome. One versioned JSON file per run lands in eval/results/ (see eval/results.py), with the resolved settings
@@ -40,7 +41,7 @@ from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import new_run, save_run
 from eval.scoring import score_reply
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
-from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items
+from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items, split_limit
 
 REPLY_CHARS = 600  # reply text kept per item in the result file
 
@@ -176,8 +177,9 @@ def main(argv=None) -> int:
         cfg = parse_config(ToolcallConfig, argv, description="Tool-calling eval (BFCL offline + validation split)")
         suites = expand_suites(cfg.suites)
         loaded = {}
-        for name in suites:  # every data file is read (and checked) before the model loads
-            items, dropped = load_suite(name, limit=cfg.limit, sample=cfg.sample, seed=cfg.sample_seed)
+        for spec in suites:  # every data file is read (and checked) before the model loads
+            name, limit = split_limit(spec, cfg.limit)  # "live_irrelevance@250": that suite's own sample size
+            items, dropped = load_suite(name, limit=limit, sample=cfg.sample, seed=cfg.sample_seed)
             if not items:
                 raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
             loaded[name] = (items, dropped)

@@ -196,3 +196,15 @@ def test_limit_takes_a_seeded_random_sample_in_file_order_and_first_n_on_request
     assert len(load_suite("simple_python", limit=10_000)[0]) == len(whole)
     with pytest.raises(SuiteError, match="sample 'head'"):
         load_suite("simple_python", limit=5, sample="head")
+
+
+def test_a_suite_can_carry_its_own_sample_size():
+    from eval.suites import split_limit
+
+    assert split_limit("live_irrelevance@250", 10) == ("live_irrelevance", 250)
+    assert split_limit("simple_python", 10) == ("simple_python", 10)
+    assert split_limit("valid:data/x/valid.jsonl@40") == ("valid:data/x/valid.jsonl", 40)
+    assert "live_irrelevance@250" in expand_suites("quality") and "simple_python" in expand_suites("quality")
+    for bad in ("irrelevance@0", "irrelevance@ten", "nope@5"):
+        with pytest.raises(SuiteError, match="irrelevance@|unknown suite"):
+            expand_suites(bad)
