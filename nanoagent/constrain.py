@@ -1,0 +1,170 @@
+"""Schema-constrained tool calls: one llguidance grammar per request, built from the offered tools' JSON Schemas.
+
+    grammar, warnings = tool_grammar(tools)          # Lark text for llguidance, or None when it can't be built
+    matcher = new_matcher(ll_tokenizer(hf_tokenizer), grammar)
+
+The grammar is lazy: a reply is free text, or free text followed by one or more calls in our format
+(nanoagent.toolcall):
+
+    <tool_call>
+    {"name": "<an offered tool>", "arguments": {... fitting that tool's schema ...}}
+    </tool_call>
+
+Text stays unconstrained until the model writes `<tool_call>`, so the model still decides whether to call; from
+there the JSON must name an offered tool and fit its schema, and after the last call the reply ends. What the
+schema part enforces is what llguidance's JSON Schema compiler enforces (its docs/json_schema.md): types, `enum`
+and `const`, `required`, `properties` with `additionalProperties: false` added to every object that does not say
+otherwise (no unknown argument names), array `items`, nested objects, `anyOf`/`oneOf`/`allOf`, string
+`minLength`/`maxLength`/`pattern`/`format`, number bounds. The non-standard type names real tool lists use
+(`float`, `dict`, `tuple`, `any`, ...; see nanoagent.toolcall) are rewritten to their JSON Schema twins first.
+
+A schema the compiler rejects is not an error for the request: `tool_grammar` drops that tool's constraint,
+returns a warning naming the tool and the reason, and when no tool is left returns None (decode unconstrained).
+Left out: the decoding loops themselves (the backends apply the mask; see `mask_logits`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+
+from nanoagent.toolcall import CLOSE, OPEN
+
+TYPE_ALIASES = {"float": "number", "int": "integer", "dict": "object", "list": "array", "tuple": "array",
+                "str": "string", "bool": "boolean"}
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def strict_schema(schema: dict) -> dict:
+    """A copy of a tool's parameters schema with standard type names and no unknown keys on any object."""
+    schema = copy.deepcopy(schema) if isinstance(schema, dict) else {}
+    _strict(schema)
+    return schema
+
+
+def _strict(s: dict) -> None:
+    t = s.get("type")
+    if t == "any":
+        del s["type"]
+    elif isinstance(t, str):
+        s["type"] = TYPE_ALIASES.get(t, t)
+    elif isinstance(t, list):
+        s["type"] = [TYPE_ALIASES.get(x, x) for x in t if x != "any"] or None
+        if s["type"] is None:
+            del s["type"]
+    if (s.get("type") == "object" or "properties" in s) and "additionalProperties" not in s:
+        s["additionalProperties"] = False
+    for key in _SCHEMA_MAPS:
+        for sub in (s.get(key) or {}).values():
+            if isinstance(sub, dict):
+                _strict(sub)
+    for key in _SCHEMA_LISTS:
+        for sub in s.get(key) or []:
+            if isinstance(sub, dict):
+                _strict(sub)
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(s.get(key), dict):
+            _strict(s[key])
+
+
+def call_schema(fn: dict) -> dict:
+    """The JSON Schema of one call of tool `fn` ({"name", "parameters"}): {"name": const, "arguments": params}."""
+    params = strict_schema(fn.get("parameters") or {"type": "object", "properties": {}})
+    params.setdefault("type", "object")
+    return {"type": "object", "properties": {"name": {"const": fn["name"]}, "arguments": params},
+            "required": ["name", "arguments"], "additionalProperties": False}
+
+
+def _lark(schemas: list[dict]) -> str:
+    body = json.dumps({"anyOf": schemas} if len(schemas) > 1 else schemas[0])
+    # `head` is lazy: it ends at the first "<tool_call>", so free text can't run past the tag unconstrained.
+    return "\n".join([
+        "%llguidance {}",
+        "start: TEXT | head call_body (SEP next_call)*",
+        f"head[lazy]: TEXT {json.dumps(OPEN + chr(10))}",
+        f"call_body: %json {body} {json.dumps(chr(10) + CLOSE)}",
+        f"next_call: {json.dumps(OPEN + chr(10))} call_body",
+        "SEP: /\\n?/",
+        "TEXT: /(.|\\n)*/",
+    ]) + "\n"
+
+
+def tool_grammar(tools) -> tuple[str | None, list[str]]:
+    """(Lark grammar for these tools or None, warnings). Tools are canonical or bare function specs."""
+    from llguidance import LLMatcher
+
+    fns = [t.get("function", t) for t in tools or []]
+    if not fns:
+        return None, []
+    schemas, warnings = [], []
+    for fn in fns:
+        schema = call_schema(fn)
+        is_error, messages = LLMatcher.validate_grammar_with_warnings(_lark([schema]))
+        if is_error:
+            warnings.append(f"tool {fn.get('name')!r}: its schema can't be enforced ({messages[0][:200]}); "
+                            "its calls are not constrained")
+            continue
+        schemas.append(schema)
+    if warnings:  # constraining only the others would make this tool impossible to call: constrain none
+        return None, warnings + ["decoding is unconstrained for this request"]
+    return _lark(schemas), warnings
+
+
+@lru_cache(maxsize=4)
+def _ll_tokenizer_cached(tokenizer_json: str, eos: int):
+    from llguidance import LLTokenizer
+
+    return LLTokenizer(tokenizer_json, eos_token=eos)
+
+
+def ll_tokenizer(hf_tokenizer):
+    """llguidance's tokenizer for a transformers fast tokenizer (built once per vocabulary; ~1 s)."""
+    backend = copy.copy(hf_tokenizer.backend_tokenizer)
+    backend.no_padding()
+    backend.no_truncation()
+    return _ll_tokenizer_cached(backend.to_str(), int(hf_tokenizer.eos_token_id))
+
+
+class Constraint:
+    """One reply's grammar state: which tokens may come next, and the tokens the model chose.
+
+        c = Constraint(ll_tokenizer(tok), grammar)
+        logits = c.mask(logits)          # forbidden tokens -> -inf (numpy, last axis = vocabulary)
+        c.advance(token_id)              # after sampling; False when the token broke the grammar
+    """
+
+    def __init__(self, lltok, grammar: str):
+        from llguidance import LLMatcher
+
+        self.matcher = LLMatcher(lltok, grammar, log_level=0)
+        if self.matcher.is_error():
+            raise ValueError(f"tool-call grammar does not compile: {self.matcher.get_error()}")
+        self.n_vocab = lltok.vocab_size
+
+    def allowed(self, vocab_size: int):
+        """Boolean numpy array of length `vocab_size`: the tokens the grammar allows next (ids the tokenizer
+        does not have, such as padding rows of the embedding, never are)."""
+        import numpy as np
+
+        words = np.zeros((self.n_vocab + 31) // 32, dtype=np.int32)
+        self.matcher.unsafe_compute_mask_ptr(words.ctypes.data, words.nbytes)
+        bits = np.unpackbits(words.view(np.uint8), bitorder="little")[:self.n_vocab].astype(bool)
+        out = np.zeros(vocab_size, dtype=bool)
+        out[:min(vocab_size, self.n_vocab)] = bits[:vocab_size]
+        return out
+
+    def mask(self, logits):
+        import numpy as np
+
+        out = np.array(logits, dtype=np.float32, copy=True)
+        out[..., ~self.allowed(out.shape[-1])] = -np.inf
+        return out
+
+    def advance(self, token: int) -> bool:
+        return self.matcher.consume_token(int(token))
+
+    def accepting(self) -> bool:
+        """True when the reply may end here."""
+        return self.matcher.is_accepting()
