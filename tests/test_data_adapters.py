@@ -25,12 +25,12 @@ EXPECTED = {
              "ok", "ok"],
     "smoltalk_apigen": ["ok", "ok", "ok", "calls_unknown_tool", "unclosed_tool_call", "ok"],
     "smoltalk_magpie": ["ok", "ok", "empty_assistant_turn", "ok", "ok"],
-    "smoltalk2_agents": ["ok", "ok", "no_xml_tools", "ok"],
-    "hermes_v1": ["ok", "ok", "ok", "ok", "unclosed_tool_call", "calls_unknown_tool"],
+    "smoltalk2_agents": ["ok", "ok", "no_xml_tools", "ok", "ok", "calls_unknown_tool"],
+    "hermes_v1": ["ok", "ok", "ok", "ok", "unclosed_tool_call", "calls_unknown_tool", "bad_tool_call"],
     "hermes_thinking": ["ok", "ok", "unknown_role", "ok"],
-    "chatml_fc": ["ok", "ok", "unparseable_tool_call", "ok"],
+    "chatml_fc": ["ok", "ok", "unparseable_tool_call", "ok", "ok"],
     "orca_agentinstruct": ["ok", "ok", "ok", "unparseable_messages"],
-    "gsm8k_decomposed": ["ok", "ok", "ok", "missing_answer"],
+    "gsm8k_decomposed": ["ok", "ok", "ok", "missing_answer", "ok"],
 }
 
 
@@ -119,6 +119,21 @@ def test_chatml_fc_concatenated_function_descriptions():
     assert [m["role"] for m in rec["messages"]] == ["user", "assistant", "tool", "assistant"]
     rec = ADAPTERS["chatml_fc"](raw_rows("chatml_fc")[3])  # arguments as a JSON string
     assert rec["messages"][1]["tool_calls"][0]["function"]["arguments"] == {"bill_amount": 42, "tip_percentage": 20}
+    rec = ADAPTERS["chatml_fc"](raw_rows("chatml_fc")[4])  # real shape: a system turn, single-quoted arguments
+    assert [m["role"] for m in rec["messages"]] == ["user", "assistant", "tool", "assistant"]  # boilerplate dropped
+    assert rec["messages"][1]["tool_calls"][0]["function"]["arguments"]["note"] == "for Sam's lunchbox"
+
+
+def test_smoltalk2_xml_tools_written_one_spec_per_line():
+    rec = ADAPTERS["smoltalk2_agents"](raw_rows("smoltalk2_agents")[4])  # both specs in one xml_tools string
+    assert [t["function"]["name"] for t in rec["tools"]] == ["web_search", "final_answer"]
+    assert [m["role"] for m in rec["messages"]] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_gsm8k_sub_questions_become_numbered_steps():
+    rec = ADAPTERS["gsm8k_decomposed"](raw_rows("gsm8k_decomposed")[4])  # the column public loaders read
+    assert rec["messages"][1]["content"].startswith("Steps:\n1. How many rolls does the baker make?\n2. ")
+    assert rec["messages"][1]["content"].endswith("#### 13")
 
 
 def test_thinking_sources_keep_think_for_the_filters():

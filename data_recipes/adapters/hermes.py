@@ -9,8 +9,11 @@ Rows as published:
 - Jofthomas/hermes-function-calling-thinking-V1: `{"conversations": [{"role": "system"|"human"|"model"|"tool",
   "content": str}]}`, same tags, with `<think>` reasoning before the calls.
 - Locutusque/function-calling-chatml: `{"system_message": str, "function_description": str, "conversations":
-  [{"from": "human"|"gpt"|"function-call"|"function-response", "value": str}]}`; `function_description` holds
-  several JSON objects written back to back, a `function-call` value is the call's JSON.
+  [{"from": "system"|"human"|"gpt"|"function-call"|"function-response", "value": str}]}`;
+  `function_description` holds several JSON objects written back to back, a `function-call` value is the call's
+  JSON (its `arguments` often a single-quoted JSON string: a Python literal). `conversations` opens with a
+  `system` turn repeating `system_message`; with tools it is glaive's "Use them if required -" boilerplate and is
+  dropped.
 
 Left out: json_mode rows are converted as plain chat (the schema stays in the system prompt).
 """
@@ -37,6 +40,8 @@ def chatml_fc(row: dict) -> dict:
     desc = row.get("function_description")
     tools = [tool_spec(t) for t in loads_objects(desc, "function_description")] if desc and desc.strip() else []
     messages, _ = messages_from_turns(row.get("conversations"), "from", "value", tools=tools)
+    if tools:  # the system turn only announces the functions; our renderer writes the tool instructions
+        messages = [m for m in messages if m["role"] != "system"]
     system = (row.get("system_message") or "").strip()
     if system and not tools and not (messages and messages[0]["role"] == "system"):
         messages.insert(0, {"role": "system", "content": system})

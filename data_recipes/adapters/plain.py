@@ -6,7 +6,8 @@ Rows as published:
 - weijie210/gsm8k_decomposed (train 7.12k, test 200): GSM8K questions with step-by-step answers. We read
   `question` and `answer` (GSM8K's `#### <number>` ending kept) and, when present, a decomposition column
   (`decomposition`, `decomposed`, `sub_questions`, `subquestions`) written as numbered steps before the answer.
-  The exact column set is documented in data_recipes/fixtures/README.md; rows with `messages` are read as chat.
+  Public code reads `question` and `sub_questions` (a list of str); that `answer` exists is not confirmed (see
+  data_recipes/fixtures/README.md). Rows with `messages` are read as chat.
 
 Left out: orca's per-split task names are recorded in meta only when the loader passes them.
 """

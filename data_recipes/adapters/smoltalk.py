@@ -6,7 +6,8 @@ Rows as published:
   one `<tool_call>` (or in plain text when no tool fits).
 - smoltalk `smol-magpie-ultra`: `{"messages": [...], ...}` plain multi-turn chat; extra columns are ignored.
 - smoltalk2 `SFT` split `smolagents_toolcalling_traces_think`: `{"messages": [...], "chat_template_kwargs":
-  {"xml_tools": [JSON str, ...], "python_tools": [...], "enable_thinking": bool, ...}, "source": str}`;
+  {"xml_tools": [str], "python_tools": [...], "enable_thinking": bool, ...}, "source": str}`; an `xml_tools`
+  string may hold several JSON tool specs, one per line (public loaders split `xml_tools[0]` on newlines);
   assistant turns write `<think>...</think>` then `<tool_call>{...}</tool_call>`, tool results come back as
   `tool` turns (or `user` turns holding `<tool_response>`).
 
@@ -15,7 +16,7 @@ Left out: smoltalk2's `python_tools` (code-agent prompts); only the XML tool-cal
 
 from __future__ import annotations
 
-from data_recipes.convert import Drop, loads_lenient, tool_spec
+from data_recipes.convert import Drop, loads_lenient, loads_objects, tool_spec
 from data_recipes.turns import finish, messages_from_turns
 
 
@@ -37,8 +38,8 @@ def smoltalk2_agents(row: dict) -> dict:
         kwargs = loads_lenient(kwargs, "chat_template_kwargs")
     xml_tools = kwargs.get("xml_tools") if isinstance(kwargs, dict) else None
     tools = None
-    if xml_tools:
-        tools = [tool_spec(loads_lenient(t, "tools")) for t in xml_tools]
+    if xml_tools:  # each string: one spec, or several written one per line
+        tools = [tool_spec(t) for s in xml_tools for t in loads_objects(s, "tools")]
     messages, tools = messages_from_turns(row.get("messages"), tools=tools)
     if not tools:
         raise Drop("no_xml_tools")
