@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
-from eval.results import new_run, save_run
+from eval.results import label_for, new_run, save_run
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from eval.suites import SuiteError, pick
 
@@ -49,6 +49,8 @@ class CodingConfig:
     wall_time: float = 300.0
     command_timeout: float = 20.0
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
+    constrain: bool = field(default=False, metadata={"help": "decode tool calls under the tools' grammar "
+                                                            "(nanoagent.constrain); off: the model's own ability"})
     label: str | None = None
     out_dir: str | None = None
     name: str | None = None
@@ -144,7 +146,8 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
-    run = new_run("coding", cfg.model, desc, asdict(cfg) | {"task_ids": [t.id for t in tasks]}, cfg.label)
+    label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else ""))
+    run = new_run("coding", cfg.model, desc, asdict(cfg) | {"task_ids": [t.id for t in tasks]}, label)
     from tqdm import tqdm
 
     rows, t0 = [], time.perf_counter()

@@ -23,11 +23,18 @@ def parse_config(cls, argv=None, description: str = ""):
 
 
 def load_eval_backend(cfg):
-    """The backend for `cfg.model` (`cfg.threads` goes to llama.cpp); a ConfigError that names the model if it fails."""
+    """The backend for `cfg.model` (`cfg.threads` goes to llama.cpp, `cfg.constrain` to the in-process backends);
+    a ConfigError that names the model if it fails."""
     from nanoagent.agent.backends import BackendError, backend_kind, load_backend
 
     try:
-        options = {"n_threads": cfg.threads} if cfg.threads and backend_kind(cfg.model) == "llamacpp" else {}
+        kind = backend_kind(cfg.model)
+        options = {"n_threads": cfg.threads} if cfg.threads and kind == "llamacpp" else {}
+        if getattr(cfg, "constrain", False):
+            if kind == "openai":
+                raise ConfigError(f"--constrain needs an in-process model (a .gguf file or an MLX model); "
+                                  f"{cfg.model} decodes on the server's side: run it with --no-constrain")
+            options["constrain"] = True
         return load_backend(cfg.model, **options)
     except (BackendError, OSError, ValueError) as e:
         raise ConfigError(f"could not load model {cfg.model!r}: {e}") from None

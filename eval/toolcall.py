@@ -26,7 +26,12 @@ Errors before any work starts: unknown suite, missing bfcl-eval (with the instal
 a model that can't be loaded. A reply the parser rejects is scored invalid; a backend failure on one item is
 recorded as kind "backend_error" on that item and counted.
 
-Left out: grammar-constrained decoding (measure the model as trained), multi-turn BFCL categories.
+`--constrain` decodes under the offered tools' grammar (nanoagent.constrain; in-process backends only): calls always
+name an offered tool and fit its schema, text stays free. Off by default, so the figures are the model's own
+ability; the result records the mode (`settings.constrain`) and the default label gains `-constrained`, so the
+report shows both modes side by side.
+
+Left out: multi-turn BFCL categories.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
-from eval.results import new_run, save_run
+from eval.results import label_for, new_run, save_run
 from eval.scoring import score_reply
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
 from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items, split_limit
@@ -59,6 +64,8 @@ class ToolcallConfig:
     seed: int = 0
     batch_size: int = field(default=8, metadata={"help": "replies generated together (MLX backend only)"})
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
+    constrain: bool = field(default=False, metadata={"help": "decode under the offered tools' grammar "
+                                                            "(nanoagent.constrain); off: the model's own ability"})
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
@@ -192,7 +199,8 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
-    run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, cfg.label)
+    label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else ""))
+    run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, label)
     run["complete"] = False
     from tqdm import tqdm
 

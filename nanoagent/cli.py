@@ -11,6 +11,8 @@ resolved settings are saved as config.yaml in the run folder next to trajectory.
 answered, 1 for any other exit status (budgets, malformed calls, backend error), 2 for bad input.
 
 `--model scripted:FILE` reads a JSON list of reply strings and replays them (tests and demos without a model).
+In-process models decode tool calls under the offered tools' grammar by default (`--no-constrain` turns it off;
+nanoagent.constrain): a call always names `shell` or `apply_patch` with its required arguments.
 Other model specs go to nanoagent.agent.backends.load_backend.
 
 Left out: an interactive chat mode, resuming a run, streaming tokens as they are generated.
@@ -54,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--config", help="YAML file with AgentConfig fields")
     r.add_argument("--out", help="run folder for trajectory.json and config.yaml (default runs/agent/TIME-PID)")
     r.add_argument("--quiet", action="store_true", help="print only the diff and the summary")
+    r.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=None,
+                   help="decode tool calls under the tools' grammar, so they always parse and fit the schemas "
+                        "(default: on for in-process models, off for an OpenAI-compatible URL)")
     for f in dataclasses.fields(_config_class()):
         if f.name in ("trajectory_path", "system_prompt"):
             continue
@@ -97,7 +102,8 @@ def resolve_config(args) -> "object":
     return cls(**values)
 
 
-def load_model(spec: str):
+def load_model(spec: str, constrain: bool | None = None):
+    """The backend for `--model`; `constrain` None: on for in-process models (MLX, GGUF), off for a URL."""
     if spec.startswith("scripted:"):
         from nanoagent.agent.backend import ScriptedBackend
 
@@ -115,7 +121,13 @@ def load_model(spec: str):
         raise UsageError(f"--model {spec}: the model backends are not available ({e}); "
                          "use --model scripted:REPLIES.json") from None
     try:
-        return load_backend(spec)
+        from nanoagent.agent.backends import backend_kind
+
+        remote = backend_kind(spec) == "openai"
+        if remote and constrain:
+            raise UsageError(f"--model {spec}: --constrain needs an in-process model (a .gguf file or an MLX "
+                             "model); an OpenAI-compatible server decodes on its own side")
+        return load_backend(spec, **({} if remote else {"constrain": constrain is not False}))
     except (RuntimeError, OSError, ValueError) as e:  # BackendError is a RuntimeError
         raise UsageError(f"--model {spec}: {e}") from None
 
@@ -168,7 +180,7 @@ def cmd_run(args) -> int:
     (run_dir / "config.yaml").write_text(yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
                                                          "repo": str(repo.resolve()), "apply": args.apply},
                                                         sort_keys=False))
-    backend = load_model(args.model)
+    backend = load_model(args.model, args.constrain)
     with Workspace(repo) as ws:
         print(ws.describe_protections(), flush=True)
         if ws.skipped:

@@ -13,8 +13,8 @@ The grammar is lazy: a reply is free text, or free text followed by one or more 
 Text stays unconstrained until the model writes `<tool_call>`, so the model still decides whether to call; from
 there the JSON must name an offered tool and fit its schema, and after the last call the reply ends. What the
 schema part enforces is what llguidance's JSON Schema compiler enforces (its docs/json_schema.md): types, `enum`
-and `const`, `required`, `properties` with `additionalProperties: false` added to every object that does not say
-otherwise (no unknown argument names), array `items`, nested objects, `anyOf`/`oneOf`/`allOf`, string
+and `const`, `required`, `properties` (in the schema's order) with `additionalProperties: false` added to every object that does not say
+otherwise (no unknown argument names), the JSON laid out as json.dumps writes it, array `items`, nested objects, `anyOf`/`oneOf`/`allOf`, string
 `minLength`/`maxLength`/`pattern`/`format`, number bounds. The non-standard type names real tool lists use
 (`float`, `dict`, `tuple`, `any`, ...; see nanoagent.toolcall) are rewritten to their JSON Schema twins first.
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from functools import lru_cache
 
 from nanoagent.toolcall import CLOSE, OPEN
@@ -77,12 +78,18 @@ def call_schema(fn: dict) -> dict:
             "required": ["name", "arguments"], "additionalProperties": False}
 
 
-def _lark(schemas: list[dict]) -> str:
-    body = json.dumps({"anyOf": schemas} if len(schemas) > 1 else schemas[0])
+# The JSON exactly as nanoagent.toolcall writes it (json.dumps' separators, no other whitespace): what training saw.
+JSON_LAYOUT = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+
+
+def _lark(schemas: list[dict], require_call: bool = False) -> str:
+    body = json.dumps({**({"anyOf": schemas} if len(schemas) > 1 else schemas[0]), "x-guidance": JSON_LAYOUT})
     # `head` is lazy: it ends at the first "<tool_call>", so free text can't run past the tag unconstrained.
+    start = ("start: next_call (SEP next_call)*" if require_call
+             else "start: TEXT | head call_body (SEP next_call)*")
     return "\n".join([
         "%llguidance {}",
-        "start: TEXT | head call_body (SEP next_call)*",
+        start,
         f"head[lazy]: TEXT {json.dumps(OPEN + chr(10))}",
         f"call_body: %json {body} {json.dumps(chr(10) + CLOSE)}",
         f"next_call: {json.dumps(OPEN + chr(10))} call_body",
@@ -91,8 +98,9 @@ def _lark(schemas: list[dict]) -> str:
     ]) + "\n"
 
 
-def tool_grammar(tools) -> tuple[str | None, list[str]]:
-    """(Lark grammar for these tools or None, warnings). Tools are canonical or bare function specs."""
+def tool_grammar(tools, require_call: bool = False) -> tuple[str | None, list[str]]:
+    """(Lark grammar for these tools or None, warnings). Tools are canonical or bare function specs.
+    `require_call`: no free text, one or more calls (OpenAI's tool_choice "required")."""
     from llguidance import LLMatcher
 
     fns = [t.get("function", t) for t in tools or []]
@@ -109,22 +117,57 @@ def tool_grammar(tools) -> tuple[str | None, list[str]]:
         schemas.append(schema)
     if warnings:  # constraining only the others would make this tool impossible to call: constrain none
         return None, warnings + ["decoding is unconstrained for this request"]
-    return _lark(schemas), warnings
+    return _lark(schemas, require_call), warnings
 
 
 @lru_cache(maxsize=4)
-def _ll_tokenizer_cached(tokenizer_json: str, eos: int):
+def _ll_tokenizer_cached(tokenizer_json: str, eos: tuple[int, ...]):
     from llguidance import LLTokenizer
 
-    return LLTokenizer(tokenizer_json, eos_token=eos)
+    return LLTokenizer(tokenizer_json, eos_token=list(eos))
 
 
-def ll_tokenizer(hf_tokenizer):
-    """llguidance's tokenizer for a transformers fast tokenizer (built once per vocabulary; ~1 s)."""
-    backend = copy.copy(hf_tokenizer.backend_tokenizer)
+def ll_tokenizer(hf_tokenizer, stop_ids=None):
+    """llguidance's tokenizer for a fast tokenizer (HF, or mlx-lm's wrapper; built once per vocabulary, ~1 s).
+    `stop_ids`: the tokens that end a reply (default: the tokenizer's EOS); the grammar allows them where a reply
+    may end."""
+    from nanoagent.render import backend_tokenizer
+
+    backend = copy.copy(backend_tokenizer(hf_tokenizer))
     backend.no_padding()
     backend.no_truncation()
-    return _ll_tokenizer_cached(backend.to_str(), int(hf_tokenizer.eos_token_id))
+    eos = tuple(int(i) for i in (stop_ids or [hf_tokenizer.eos_token_id]))
+    return _ll_tokenizer_cached(backend.to_str(), eos)
+
+
+class Grammars:
+    """A backend's constraints: the llguidance tokenizer, and one grammar per distinct tool list (cached; a tool
+    list whose schemas can't be enforced is reported once through `warn` and decoded unconstrained).
+
+        grammars = Grammars(tokenizer, stop_ids)
+        c = grammars.constraint(tools)       # a fresh Constraint per reply, or None
+    """
+
+    def __init__(self, hf_tokenizer, stop_ids=None, warn=None, cache_size: int = 256, require_call: bool = False):
+        self.lltok = ll_tokenizer(hf_tokenizer, stop_ids)
+        self.require_call = require_call
+        self.warn = warn or (lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        self.cache: dict[str, str | None] = {}
+        self.cache_size = cache_size
+
+    def constraint(self, tools) -> "Constraint | None":
+        if not tools:
+            return None
+        key = json.dumps(tools, sort_keys=True, default=str)
+        if key not in self.cache:
+            grammar, warnings = tool_grammar(tools, self.require_call)
+            for w in warnings:
+                self.warn(w)
+            if len(self.cache) >= self.cache_size:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[key] = grammar
+        grammar = self.cache[key]
+        return Constraint(self.lltok, grammar) if grammar else None
 
 
 class Constraint:
@@ -168,3 +211,21 @@ class Constraint:
     def accepting(self) -> bool:
         """True when the reply may end here."""
         return self.matcher.is_accepting()
+
+    def mlx_processor(self, raw_logits: list):
+        """An mlx-lm logits processor (`(tokens, logits) -> logits`) for one reply: it feeds the grammar the token
+        sampled since its last call and masks the logits; the unmasked logits of each step go to `raw_logits`, so
+        the caller can report the model's own log-probs."""
+        import mlx.core as mx
+
+        calls = [0]
+
+        def process(tokens, logits):
+            if calls[0]:
+                self.advance(int(tokens[-1].item()))
+            calls[0] += 1
+            raw_logits.append(logits)
+            allowed = mx.array(self.allowed(logits.shape[-1]))
+            return mx.where(allowed, logits, mx.array(-float("inf"), dtype=logits.dtype))
+
+        return process

@@ -11,12 +11,17 @@ sampled distribution (`sampling_logprobs`), exactly as the MLX backend defines t
 calls and cut back to the longest common prefix of the new prompt, so an agent's next turn only processes the new
 tokens.
 
+With `constrain=True` each reply is decoded under the offered tools' grammar (nanoagent.constrain): the mask is
+applied to the logits before sampling, so calls always name an offered tool and fit its schema, while text before
+a call stays free. `logprobs` stay the model's own (unmasked) log-probs.
+
 Usage:
     backend = LlamaCppBackend(embedded_gguf())            # or any llama-architecture GGUF path
     c = backend.complete(messages, tools, max_tokens=256, temperature=0.0, seed=0)
+    backend = LlamaCppBackend(path, constrain=True)       # schema-constrained tool calls
 
-Left out: grammar-constrained decoding, GPU offload settings beyond `n_gpu_layers`, batching (llama-cpp-python's
-high-level API runs one sequence).
+Left out: GPU offload settings beyond `n_gpu_layers`, batching (llama-cpp-python's high-level API runs one
+sequence).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
                                              stop_token_ids)
-from nanoagent.agent.backends.sampling import check_request, check_sampling, sample_numpy
+from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
 
 PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
@@ -65,7 +70,7 @@ class LlamaCppBackend:
     """A GGUF file run by llama-cpp-python."""
 
     def __init__(self, path: str | Path, *, tokenizer=None, n_ctx: int = 8192, n_threads: int | None = None,
-                 n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True):
+                 n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True, constrain: bool | str = False):
         path = Path(path)
         if not path.is_file():
             raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
@@ -84,9 +89,18 @@ class LlamaCppBackend:
         self.n_vocab = self.llm.n_vocab()
         if check_tokenizer:
             self._check_tokenizer()
+        self.grammars = None
+        if constrain:
+            from nanoagent.constrain import Grammars
+
+            self.grammars = Grammars(self.tokenizer, self.stop_ids, require_call=constrain == "required")
+
+    @property
+    def constrained(self) -> bool:
+        return self.grammars is not None
 
     def describe(self) -> str:
-        return f"llama-cpp-python ({self.path.name})"
+        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}"
 
     def _check_tokenizer(self) -> None:
         ours = list(backend_tokenizer(self.tokenizer).encode(PROBE_TEXT, add_special_tokens=False).ids)
@@ -120,10 +134,17 @@ class LlamaCppBackend:
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
+        constraint = self.grammars.constraint(tools) if self.grammars else None
         ids, raw, sampled, finish = [], [], [], "length"
         room = self.llm.n_ctx() - len(prompt_ids)
         for step in range(min(max_tokens, room)):
-            token, lp, slp = sample_numpy(self._logits(), temperature, self.top_p, rng)
+            logits = self._logits()
+            if constraint is None:
+                token, lp, slp = sample_numpy(logits, temperature, self.top_p, rng)
+            else:  # draw from the grammar's tokens; report the model's own log-prob of the token
+                token, _, slp = sample_numpy(constraint.mask(logits), temperature, self.top_p, rng)
+                lp = float(log_softmax_numpy(logits)[token])
+                constraint.advance(token)
             ids.append(token)
             raw.append(lp)
             sampled.append(slp)

@@ -28,6 +28,10 @@ The prefix the batch's prompts share (a GRPO group's whole prompt) is prefilled 
 prompt pass, not 8; on the equal-rows path every row then attends to that one copy of its KV cache
 (shared_prefix.py) instead of a copy per row.
 
+With `constrain=True` every reply is decoded under its offered tools' grammar (nanoagent.constrain): an mlx-lm
+logits processor in `complete` and the BatchGenerator path, the mask on the numpy logits in the equal-rows path.
+`logprobs` stay the model's own (unmasked); `sampling_logprobs` are those of the masked distribution.
+
 Left out: speculative decoding, KV-cache quantization, reusing `complete`'s cache for a batch.
 """
 
@@ -45,8 +49,8 @@ from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cach
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
                                              stop_token_ids)
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
-from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, make_mlx_sampler,
-                                               sample_numpy)
+from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
+                                               make_mlx_sampler, sample_numpy)
 from nanoagent.numpy_ops import numpy_ops
 from nanoagent.render import render_prompt
 
@@ -72,7 +76,7 @@ class MLXBackend:
     """An mlx-lm model and its tokenizer (as `mlx_lm.load` or `nanoagent.models.load` return them)."""
 
     def __init__(self, model, tokenizer, *, top_p: float = 1.0, prefill_step_size: int = 512,
-                 reuse_prompt_cache: bool = True, name: str = "mlx"):
+                 reuse_prompt_cache: bool = True, name: str = "mlx", constrain: bool | str = False):
         check_sampling(0.0, top_p)
         self.model, self.tokenizer, self.top_p = model, tokenizer, top_p
         self.prefill_step_size = prefill_step_size
@@ -81,6 +85,18 @@ class MLXBackend:
         self.stop_ids = stop_token_ids(tokenizer)
         self._cache = None      # KV cache of the last `complete`
         self._cache_ids = []    # the ids it holds
+        self.grammars = None    # with constrain: the offered tools' grammar masks every step (nanoagent.constrain)
+        if constrain:
+            from nanoagent.constrain import Grammars
+
+            self.grammars = Grammars(tokenizer, self.stop_ids, require_call=constrain == "required")
+
+    @property
+    def constrained(self) -> bool:
+        return self.grammars is not None
+
+    def _constraint(self, tools):
+        return self.grammars.constraint(tools) if self.grammars else None
 
     @classmethod
     def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
@@ -90,7 +106,7 @@ class MLXBackend:
         return cls(model, tokenizer, name=f"mlx:{spec}", **options)
 
     def describe(self) -> str:
-        return f"MLX in-process ({self.name})"
+        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}"
 
     # ------------------------------------------------------------------------------------------- one conversation
 
@@ -115,13 +131,18 @@ class MLXBackend:
             mx.random.seed(seed)
         cache, todo = self._prompt_cache(prompt_ids)
         sampler = make_mlx_sampler(temperature, self.top_p)
+        constraint, raw_logits = self._constraint(tools), []
+        processors = [constraint.mlx_processor(raw_logits)] if constraint else None
         ids, picked, finish = [], [], "length"
         try:
             with numpy_ops():
                 for token, logprobs in generate_step(mx.array(todo), self.model, max_tokens=max_tokens,
-                                                     sampler=sampler, prompt_cache=cache,
+                                                     sampler=sampler, prompt_cache=cache, logits_processors=processors,
                                                      prefill_step_size=self.prefill_step_size):
                     pair = chosen_logprobs_mlx(logprobs[None], mx.array([token]), temperature, self.top_p)
+                    if constraint:  # the model's own log-prob of the token, not the masked one
+                        raw = raw_logits[len(ids)].astype(mx.float32)
+                        pair = (raw[:, token] - mx.logsumexp(raw, axis=-1), pair[1])
                     mx.async_eval(pair)
                     ids.append(token)
                     picked.append(pair)
@@ -169,14 +190,16 @@ class MLXBackend:
             return []
         start = time.perf_counter()
         prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
+        constraints = [self._constraint(t) for _, t in pairs]
         if seed is not None:
             mx.random.seed(seed)
         with numpy_ops():
             caches, rests = self._shared_prefix(prompts)
             if len({len(r) for r in rests}) == 1:
-                rows = self._decode_equal_rows(caches[0] if caches else None, rests, max_tokens, temperature, seed)
+                rows = self._decode_equal_rows(caches[0] if caches else None, rests, max_tokens, temperature, seed,
+                                               constraints)
             else:
-                rows = self._decode_with_batch_generator(caches, rests, max_tokens, temperature)
+                rows = self._decode_with_batch_generator(caches, rests, max_tokens, temperature, constraints)
         seconds = time.perf_counter() - start
         return [SampledCompletion(text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompts[i],
                                   completion_ids=ids, logprobs=raw, finish_reason=finish,
@@ -185,7 +208,7 @@ class MLXBackend:
                 for i, (ids, raw, sampled, finish) in enumerate(rows)]
 
     def _decode_equal_rows(self, prefix_cache, rests: list[list[int]], max_tokens: int, temperature: float,
-                           seed: int | None):
+                           seed: int | None, constraints=None):
         """Rows whose remaining prompts have one length: one (B, ...) KV cache, no padding; (ids, raw, sampled,
         finish) per row.
 
@@ -199,7 +222,7 @@ class MLXBackend:
         shared = prefix_cache is not None and supports(self.model)
         cache = self._row_caches(prefix_cache, n, length + max_tokens, copy_prefix=not shared)
         with shared_prefix_attention(self.model, prefix_cache) if shared else nullcontext():
-            return self._decode_rows(cache, rests, max_tokens, temperature, rng)
+            return self._decode_rows(cache, rests, max_tokens, temperature, rng, constraints)
 
     def _row_caches(self, prefix_cache, n: int, room: int, copy_prefix: bool) -> list:
         """One KVCache per layer for `n` rows, allocated once with `room` positions to spare (no copy as it grows).
@@ -224,8 +247,10 @@ class MLXBackend:
         mx.eval([c.state for c in cache if c.keys is not None])
         return cache
 
-    def _decode_rows(self, cache, rests: list[list[int]], max_tokens: int, temperature: float, rng):
+    def _decode_rows(self, cache, rests: list[list[int]], max_tokens: int, temperature: float, rng,
+                     constraints=None):
         n, length = len(rests), len(rests[0])
+        constraints = constraints or [None] * n
         rest = mx.array(rests)
         for i in range(0, length - 1, self.prefill_step_size):  # all but the last id: fill the cache
             self.model(rest[:, i:min(length - 1, i + self.prefill_step_size)], cache=cache)
@@ -237,7 +262,13 @@ class MLXBackend:
             logits = np.array(self.model(inputs, cache=cache)[:, -1, :].astype(mx.float32))
             tokens, keep = [], []
             for b, row in enumerate(active):
-                token, raw, sampled = sample_numpy(logits[b], temperature, self.top_p, rng)
+                c = constraints[row]
+                if c is None:
+                    token, raw, sampled = sample_numpy(logits[b], temperature, self.top_p, rng)
+                else:  # sample within the grammar; keep the model's own log-prob of the token
+                    token, _, sampled = sample_numpy(c.mask(logits[b]), temperature, self.top_p, rng)
+                    raw = float(log_softmax_numpy(logits[b])[token])
+                    c.advance(token)
                 ids, raws, samples, _ = out[row]
                 ids.append(token), raws.append(raw), samples.append(sampled)
                 tokens.append(token)
@@ -255,15 +286,21 @@ class MLXBackend:
             inputs = mx.array([tokens[b] for b in keep])[:, None]
         return out
 
-    def _decode_with_batch_generator(self, caches, rests: list[list[int]], max_tokens: int, temperature: float):
-        """Rows of different remaining lengths, through mlx-lm's BatchGenerator; (ids, raw, sampled, finish) per row."""
+    def _decode_with_batch_generator(self, caches, rests: list[list[int]], max_tokens: int, temperature: float,
+                                     constraints=None):
+        """Rows of different remaining lengths, through mlx-lm's BatchGenerator; (ids, raw, sampled, finish) per row.
+        A constrained row gets its grammar as a logits processor; its raw log-probs come from the unmasked logits."""
         prompts = rests
+        constraints = constraints or [None] * len(prompts)
+        unmasked = [[] for _ in prompts]
+        processors = [[c.mlx_processor(unmasked[i])] if c else [] for i, c in enumerate(constraints)]
         generator = BatchGenerator(self.model, max_tokens=max_tokens, stop_tokens=[[i] for i in self.stop_ids],
                                    sampler=make_mlx_sampler(temperature, self.top_p),
                                    completion_batch_size=len(prompts), prefill_batch_size=len(prompts),
                                    prefill_step_size=self.prefill_step_size)
         try:
-            uids = generator.insert(rests, max_tokens=[max_tokens] * len(prompts), caches=caches)
+            uids = generator.insert(rests, max_tokens=[max_tokens] * len(prompts), caches=caches,
+                                    logits_processors=processors if any(processors) else None)
             row = {uid: i for i, uid in enumerate(uids)}
             ids = [[] for _ in prompts]
             steps = []  # (rows, raw log-probs array, sampling log-probs array) per generation step
@@ -288,6 +325,9 @@ class MLXBackend:
         sampled = [[] for _ in prompts]
         for rows, r_lp, s_lp in steps:
             for i, a, b in zip(rows, r_lp.tolist(), s_lp.tolist()):
+                if constraints[i] is not None:  # the model's own log-prob, from this step's unmasked logits
+                    step_logits = unmasked[i][len(raw[i])].astype(mx.float32).reshape(-1)
+                    a = (step_logits[ids[i][len(raw[i])]] - mx.logsumexp(step_logits)).item()
                 raw[i].append(a)
                 sampled[i].append(b)
         return [(ids[i], raw[i], sampled[i], finish[i]) for i in range(len(prompts))]

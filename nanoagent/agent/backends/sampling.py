@@ -15,7 +15,8 @@ Usage:
     tokens, raw, sampled = sample_mlx(logprobs_BxV, temperature=0.7, top_p=0.95)   # mx arrays of shape (B,)
     token, raw, sampled = sample_numpy(logits_V, 0.7, 0.95, np.random.default_rng(seed))
 
-Left out: top-k, min-p, repetition penalties, grammars (none of them is used by the agent or GRPO here).
+Left out: top-k, min-p, repetition penalties (none is used by the agent or GRPO here). Grammars mask the logits
+before these functions see them (nanoagent.constrain, applied by the backends).
 """
 
 from __future__ import annotations
