@@ -111,8 +111,9 @@ def tool_grammar(tools, require_call: bool = False) -> tuple[str | None, list[st
         schema = call_schema(fn)
         is_error, messages = LLMatcher.validate_grammar_with_warnings(_lark([schema]))
         if is_error:
-            warnings.append(f"tool {fn.get('name')!r}: its schema can't be enforced ({messages[0][:200]}); "
-                            "its calls are not constrained")
+            reason = messages[0].split("failed to compile JSON schema: ")[-1].split("\n   2 |")[0]
+            reason = " ".join(reason.split())[:200]  # the engine's message, without its grammar listing
+            warnings.append(f"tool {fn.get('name')!r}: its schema can't be enforced ({reason})")
             continue
         schemas.append(schema)
     if warnings:  # constraining only the others would make this tool impossible to call: constrain none
