@@ -1,4 +1,5 @@
-"""The `nanoagent` command. `nanoagent run` runs the coding agent on a copy of a folder.
+"""The `nanoagent` command. `nanoagent run` runs the coding agent on a copy of a folder; `nanoagent serve MODEL`
+serves a model over a local OpenAI-compatible API (nanoagent/server.py).
 
     nanoagent run --repo examples/sample_repo "The tests fail. Fix the bug in calc.py."
     nanoagent run --repo PATH --model embedded|FILE.gguf|MLX_FOLDER|http://host:port/v1|scripted:REPLIES.json \\
@@ -59,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=None,
                    help="decode tool calls under the tools' grammar, so they always parse and fit the schemas "
                         "(default: on for in-process models, off for an OpenAI-compatible URL)")
+    v = sub.add_parser("serve", help="serve a model over a local OpenAI-compatible API")
+    v.add_argument("model", help="a .gguf file, an MLX model folder, embedded or embedded-gguf")
+    v.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    v.add_argument("--port", type=int, default=8080)
+    v.add_argument("--name", default=None, help="model name the API lists (default: the file or folder name)")
+    v.add_argument("--max-tokens", type=int, default=512, help="reply length when a request sets none")
+    v.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True,
+                   help="decode tool calls under the request's tools' grammar (default on)")
     for f in dataclasses.fields(_config_class()):
         if f.name in ("trajectory_path", "system_prompt"):
             continue
@@ -208,6 +217,33 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt  # the loop records "interrupted", saves, and the workspace is cleaned up
 
 
+def cmd_serve(args) -> int:
+    from nanoagent.agent.backends import BackendError, backend_kind
+    from nanoagent.server import serve
+
+    try:
+        remote = backend_kind(args.model) == "openai"
+    except BackendError as e:
+        raise UsageError(f"{args.model}: {e}") from None
+    if remote:
+        raise UsageError(f"{args.model} is already a server; give a .gguf file or an MLX model")
+    backend = load_model(args.model, args.constrain)
+    name = args.name or Path(args.model.rstrip("/")).name
+    try:
+        httpd = serve(backend, name, args.host, args.port,
+                      ready=lambda url: print(f"serving {name} at {url} (constrained tool calls: "
+                                              f"{'on' if args.constrain else 'off'}); Ctrl-C stops", flush=True))
+    except OSError as e:
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({e}); pick another --port") from None
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     main_thread = threading.current_thread() is threading.main_thread()
@@ -215,6 +251,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "serve":
+            return cmd_serve(args)
     except UsageError as e:
         print(f"nanoagent: error: {e}", file=sys.stderr)
         return 2

@@ -156,12 +156,15 @@ class Grammars:
         self.cache: dict[str, str | None] = {}
         self.cache_size = cache_size
 
-    def constraint(self, tools) -> "Constraint | None":
+    def constraint(self, tools, require_call: bool | None = None) -> "Constraint | None":
+        """A fresh Constraint for one reply offering `tools`; `require_call` overrides the default (a request's
+        tool_choice "required")."""
         if not tools:
             return None
-        key = json.dumps(tools, sort_keys=True, default=str)
+        require = self.require_call if require_call is None else require_call
+        key = json.dumps([tools, require], sort_keys=True, default=str)
         if key not in self.cache:
-            grammar, warnings = tool_grammar(tools, self.require_call)
+            grammar, warnings = tool_grammar(tools, require)
             for w in warnings:
                 self.warn(w)
             if len(self.cache) >= self.cache_size:

@@ -52,3 +52,22 @@ def decode(tokenizer, ids: list[int], stop_ids) -> str:
     if ids and ids[-1] in stop_ids:
         ids = ids[:-1]
     return tokenizer.decode(ids, skip_special_tokens=False)
+
+
+class TextStream:
+    """Calls `on_text(piece)` with the text the completion ids add since the last push (nothing when on_text is
+    None). The text is decoded whole each time and only a stable prefix is sent: a piece ending in half a UTF-8
+    character (decoded as U+FFFD) waits for the next token."""
+
+    def __init__(self, tokenizer, stop_ids, on_text=None):
+        self.tokenizer, self.stop_ids, self.on_text, self.sent = tokenizer, stop_ids, on_text, 0
+
+    def push(self, ids: list[int]) -> None:
+        if self.on_text is None:
+            return
+        text = decode(self.tokenizer, ids, self.stop_ids)
+        if text.endswith("\ufffd"):
+            return
+        if len(text) > self.sent:
+            self.on_text(text[self.sent:])
+            self.sent = len(text)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
                                              stop_token_ids)
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
@@ -128,13 +128,16 @@ class LlamaCppBackend:
         llm.eval(prompt_ids[keep:])
 
     def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
-                 seed: int | None) -> SampledCompletion:
+                 seed: int | None, tool_choice: str = "auto", on_text=None) -> SampledCompletion:
+        """One reply. With constraints on, `tool_choice` "required" makes the grammar demand a call. `on_text`,
+        when given, is called with each new piece of decoded text as it is generated (streaming)."""
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
-        constraint = self.grammars.constraint(tools) if self.grammars else None
+        constraint = self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None
+        stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         ids, raw, sampled, finish = [], [], [], "length"
         room = self.llm.n_ctx() - len(prompt_ids)
         for step in range(min(max_tokens, room)):
@@ -146,6 +149,7 @@ class LlamaCppBackend:
                 lp = float(log_softmax_numpy(logits)[token])
                 constraint.advance(token)
             ids.append(token)
+            stream.push(ids)
             raw.append(lp)
             sampled.append(slp)
             if token in self.stop_ids:

@@ -46,7 +46,7 @@ import numpy as np
 from mlx_lm.generate import BatchGenerator, generate_step
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, common_prefix, decode,
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
                                              stop_token_ids)
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
@@ -95,8 +95,8 @@ class MLXBackend:
     def constrained(self) -> bool:
         return self.grammars is not None
 
-    def _constraint(self, tools):
-        return self.grammars.constraint(tools) if self.grammars else None
+    def _constraint(self, tools, require_call: bool | None = None):
+        return self.grammars.constraint(tools, require_call or None) if self.grammars else None
 
     @classmethod
     def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
@@ -123,7 +123,9 @@ class MLXBackend:
         return cache, prompt_ids[keep:]
 
     def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int, temperature: float,
-                 seed: int | None) -> SampledCompletion:
+                 seed: int | None, tool_choice: str = "auto", on_text=None) -> SampledCompletion:
+        """One reply. With constraints on, `tool_choice` "required" makes the grammar demand a call. `on_text`,
+        when given, is called with each new piece of decoded text as it is generated (streaming)."""
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
@@ -131,7 +133,8 @@ class MLXBackend:
             mx.random.seed(seed)
         cache, todo = self._prompt_cache(prompt_ids)
         sampler = make_mlx_sampler(temperature, self.top_p)
-        constraint, raw_logits = self._constraint(tools), []
+        constraint, raw_logits = self._constraint(tools, tool_choice == "required"), []
+        stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         processors = [constraint.mlx_processor(raw_logits)] if constraint else None
         ids, picked, finish = [], [], "length"
         try:
@@ -146,6 +149,7 @@ class MLXBackend:
                     mx.async_eval(pair)
                     ids.append(token)
                     picked.append(pair)
+                    stream.push(ids)
                     if token in self.stop_ids:
                         finish = "stop"
                         break
