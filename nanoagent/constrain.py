@@ -30,10 +30,7 @@ import json
 import sys
 from functools import lru_cache
 
-from nanoagent.toolcall import CLOSE, OPEN
-
-TYPE_ALIASES = {"float": "number", "int": "integer", "dict": "object", "list": "array", "tuple": "array",
-                "str": "string", "bool": "boolean"}
+from nanoagent.toolcall import CLOSE, OPEN, TYPE_ALIASES
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 

@@ -16,7 +16,7 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
     eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
     agent   nanoagent run on examples/sample_repo with the GGUF through llama.cpp -> OUT/agent
 
-The short run is SFT, not train.dft's default DFT: measured here over 12 steps from the embedded model, SFT took
+The short run is SFT, train.dft's default loss: measured here over 12 steps from the embedded model, SFT took
 the validation cross-entropy from 1.08 to 0.47 and held-out valid tool calls from 0/8 to 3/8 (prose perplexity
 65 -> 86), while DFT raised the cross-entropy to 1.89, left valid calls at 0/8 and the prose perplexity at 292.
 

@@ -68,7 +68,7 @@ def format_tool_call(name: str, arguments: dict) -> str:
 
 
 # Non-standard type names seen in real tool specs (xLAM, BFCL); they are checked as their JSON Schema twins.
-_EXTRA_TYPES = {
+TYPE_ALIASES = {
     "float": "number", "int": "integer", "dict": "object", "list": "array", "tuple": "array",
     "str": "string", "bool": "boolean",
 }
@@ -77,7 +77,7 @@ _EXTRA_TYPES = {
 def _make_validator_class():
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER
-    for alias, std in _EXTRA_TYPES.items():
+    for alias, std in TYPE_ALIASES.items():
         checker = checker.redefine(alias, lambda c, inst, std=std: base.TYPE_CHECKER.is_type(inst, std))
     checker = checker.redefine("any", lambda c, inst: True)
     return jsonschema.validators.extend(base, type_checker=checker)
@@ -86,7 +86,7 @@ def _make_validator_class():
 _Validator = _make_validator_class()
 
 
-_FAST_TYPES = {**TYPES, **{alias: TYPES[std] for alias, std in _EXTRA_TYPES.items()}, "any": lambda v: True}
+_FAST_TYPES = {**TYPES, **{alias: TYPES[std] for alias, std in TYPE_ALIASES.items()}, "any": lambda v: True}
 
 
 @lru_cache(maxsize=4096)
