@@ -155,3 +155,47 @@ def test_sigkill_then_resume(tiny, tmp_path, short_data):
     assert done_steps == list(range(1, 31))  # each step once: lost work redone, nothing done twice in the record
     assert any(r["kind"] == "resume" for r in rows)
     assert json.loads((run / "summary.json").read_text())["steps"] == 30
+
+
+def test_resume_keeps_the_runs_settings_and_refuses_changes(tiny, tmp_path, short_data, capsys):
+    run = tmp_path / "r"
+    base = ["--model", str(tiny), "--data", str(short_data), "--run-dir", str(run), "--batch-size", "2",
+            "--save-every", "2", "--val-every", "0", "--validity-n", "0", "--no-progress", "--no-plot"]
+    assert dft.main(base + ["--steps", "2", "--pack", "--max-length", "128", "--learning-rate", "1e-3"]) == 0
+    config = (run / "config.yaml").read_text()
+    # an unsafe change is refused, naming the setting and both values, and the folder is left as it was
+    assert dft.main(base + ["--steps", "4", "--learning-rate", "5e-3"]) == 2
+    err = capsys.readouterr().err
+    assert "learning_rate: the run has 0.001, now 0.005" in err and "--force-config" in err
+    assert (run / "config.yaml").read_text() == config
+    # resuming without them continues with the run's own pack / max_length / learning rate
+    assert dft.main(base + ["--steps", "4"]) == 0
+    resumed = yaml.safe_load((run / "config.yaml").read_text())
+    assert resumed["pack"] is True and resumed["max_length"] == 128 and resumed["learning_rate"] == 1e-3
+    assert resumed["steps"] == 4 and "resuming" in capsys.readouterr().out
+    # --force-config takes the new value
+    assert dft.main(base + ["--steps", "6", "--learning-rate", "5e-3", "--force-config"]) == 0
+    assert yaml.safe_load((run / "config.yaml").read_text())["learning_rate"] == 5e-3
+
+
+def test_a_damaged_checkpoint_falls_back_or_stops_before_touching_the_run(tiny, tmp_path, short_data, capsys):
+    from train.checkpoint import checkpoints
+
+    run = tmp_path / "d"
+    base = ["--model", str(tiny), "--data", str(short_data), "--run-dir", str(run), "--batch-size", "2",
+            "--save-every", "2", "--val-every", "0", "--validity-n", "0", "--no-progress", "--no-plot",
+            "--keep-checkpoints", "2"]
+    assert dft.main(base + ["--steps", "4"]) == 0
+    older, newest = checkpoints(run)
+    weights = newest / "trainable.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])  # truncated after the fact
+    assert dft.main(base + ["--steps", "6"]) == 0
+    assert f"checkpoint {newest.name} is damaged" in capsys.readouterr().err
+    assert json.loads((run / "summary.json").read_text())["resumed_from"].endswith(older.name)
+    for path in checkpoints(run):  # now damage every checkpoint
+        (path / "state.json").write_text("{")
+    stats = (run / "data_stats.json").read_bytes()
+    assert dft.main(base + ["--steps", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "every checkpoint in" in err and "--no-resume" in err
+    assert (run / "data_stats.json").read_bytes() == stats

@@ -5,8 +5,10 @@
 
 A checkpoint is `run_dir/checkpoints/step_0000120/` with `trainable.safetensors` (LoRA adapters, or every weight
 in full fine-tuning), `optimizer.safetensors` (AdamW moments, its step counter and so the schedule) and
-`state.json` (step, tokens seen, the fingerprint). It is written to a temporary folder and renamed into place, so a
-kill mid-save leaves the previous checkpoint intact. The data order needs no state: batches are a pure function
+`state.json` (step, tokens seen, the fingerprint), and last `manifest.json` (size and SHA-256 of each file). It is
+written to a temporary folder and renamed into place, so a kill mid-save leaves the previous checkpoint intact;
+a checkpoint damaged afterwards (truncated, overwritten) fails its manifest check, and resume falls back to the
+previous good one, saying so, or stops with a message naming the folder (`verify`, `usable_checkpoint`). The data order needs no state: batches are a pure function
 of (seed, batch number), so the trainer restarts the stream at `step * grad_accum`.
 
 The fingerprint (model config, trainable parameter names and shapes, method) must match on resume; a checkpoint
@@ -22,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import mlx.core as mx
@@ -70,11 +73,75 @@ def save_checkpoint(run_dir, model, optimizer, state: dict, fp: dict, keep: int 
     mx.save_safetensors(str(tmp / "trainable.safetensors"), dict(tree_flatten(model.trainable_parameters())))
     mx.save_safetensors(str(tmp / "optimizer.safetensors"), dict(tree_flatten(optimizer.state)))
     (tmp / "state.json").write_text(json.dumps({**state, "fingerprint": fp}, indent=2))
+    write_manifest(tmp)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
     for old in checkpoints(run_dir)[:-keep] if keep > 0 else []:
         shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+FILES = ("trainable.safetensors", "optimizer.safetensors", "state.json")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(folder: Path) -> None:
+    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)} for name in FILES}
+    (folder / "manifest.json").write_text(json.dumps({"files": files}, indent=2))
+
+
+def verify(path: Path) -> str | None:
+    """None when the checkpoint at `path` is whole; otherwise what is wrong with it, in a few words."""
+    path = Path(path)
+    missing = [n for n in FILES if not (path / n).is_file()]
+    if missing:
+        return f"missing {', '.join(missing)}"
+    manifest = path / "manifest.json"
+    if not manifest.is_file():  # written before manifests existed: check that the files read
+        try:
+            json.loads((path / "state.json").read_text())
+            mx.load(str(path / "trainable.safetensors"))
+            mx.load(str(path / "optimizer.safetensors"))
+        except Exception as e:  # noqa: BLE001  (any read failure means damaged)
+            return f"unreadable ({type(e).__name__}: {str(e)[:120]})"
+        return None
+    try:
+        files = json.loads(manifest.read_text())["files"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return "manifest.json is damaged"
+    for name, want in files.items():
+        size = (path / name).stat().st_size
+        if size != want["bytes"]:
+            return f"{name} has {size} bytes, the manifest says {want['bytes']}"
+        if _sha256(path / name) != want["sha256"]:
+            return f"{name} does not match its checksum"
+    return None
+
+
+def usable_checkpoint(run_dir, say=lambda msg: print(msg, file=sys.stderr)) -> Path | None:
+    """The newest checkpoint of `run_dir` that verifies (None when the run has none). Damaged newer ones are
+    reported through `say`; when every checkpoint is damaged, CheckpointError names them and the ways out."""
+    found = checkpoints(run_dir)
+    damaged = []
+    for path in reversed(found):
+        problem = verify(path)
+        if problem is None:
+            if damaged:
+                say(f"warning: checkpoint {damaged[0][0]} is damaged ({damaged[0][1]}); resuming from {path.name}")
+            return path
+        damaged.append((path.name, problem))
+    if damaged:
+        listed = "; ".join(f"{n}: {p}" for n, p in damaged)
+        raise CheckpointError(f"every checkpoint in {Path(run_dir) / 'checkpoints'} is damaged ({listed}). "
+                              "Start the run over with --no-resume (or another --run-dir).")
+    return None
 
 
 def _diff(saved: dict, current: dict) -> str:
@@ -90,11 +157,10 @@ def _diff(saved: dict, current: dict) -> str:
 
 
 def load_checkpoint(run_dir, model, optimizer, fp: dict) -> dict | None:
-    """Restore the newest checkpoint in `run_dir` into model and optimizer; returns its state dict or None."""
-    found = checkpoints(run_dir)
-    if not found:
+    """Restore the newest whole checkpoint in `run_dir` into model and optimizer; returns its state dict or None."""
+    path = usable_checkpoint(run_dir)
+    if path is None:
         return None
-    path = found[-1]
     state = json.loads((path / "state.json").read_text())
     saved_fp = state.pop("fingerprint", {})
     if saved_fp != json.loads(json.dumps(fp)):

@@ -76,7 +76,8 @@ class DFTConfig:
     save_every: int = 50
     keep_checkpoints: int = 2
     keep_best: bool = True  # the final model is the step with the lowest validation cross-entropy, not the last
-    resume: bool = True  # continue from the run folder's last checkpoint if there is one
+    resume: bool = True  # continue from the run folder's last checkpoint if there is one (its config.yaml too)
+    force_config: bool = False  # on resume, let the settings given now replace the run's own (see resumed_config)
     fuse: bool = True  # fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights
     progress: bool = True
     plot: bool = True
@@ -110,6 +111,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 def load_config(argv: list[str] | None = None) -> DFTConfig:
     return _check(layered.load(DFTConfig, argv, build_parser()))
+
+
+def given_keys(argv: list[str] | None) -> set[str]:
+    """The settings a command line states itself: its flags and the keys of its --config YAML."""
+    args = vars(build_parser().parse_args(argv))
+    path = args.pop("config", None)
+    return set(args) | (set(layered.read_yaml_mapping(path)) if path else set())
+
+
+# What may change when a run resumes: how long it runs and how it reports, not what it trains.
+RESUME_SAFE = {"steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n",
+               "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
+
+
+def resumed_config(cfg: DFTConfig, saved: dict, given: set[str]) -> DFTConfig:
+    """The config a resumed run continues with: the run's saved `config.yaml`, with the settings given now only
+    where they are safe to change (RESUME_SAFE) or with `force_config`. A given setting that would change the
+    run otherwise is a ConfigError naming it and both values. Settings not given now come from the run."""
+    saved = {k: v for k, v in saved.items() if k != "extra" and k in DFTConfig.__dataclass_fields__}
+    now = to_dict(cfg)
+    clashes = [k for k in sorted(given & set(saved)) if k not in RESUME_SAFE and now[k] != saved[k]]
+    if clashes and not cfg.force_config:
+        said = "; ".join(f"{k}: the run has {saved[k]!r}, now {now[k]!r}" for k in clashes)
+        raise ConfigError(f"{cfg.run_dir} is a run with other settings ({said}). Resume without them, use "
+                          "another --run-dir, --no-resume to start this folder over, or --force-config to continue "
+                          "with the new settings")
+    keep = {k: v for k, v in saved.items() if k not in given and k != "run_dir"}
+    return from_dict(keep, cfg, f"{cfg.run_dir}/config.yaml")
 
 
 def to_dict(cfg: DFTConfig) -> dict:

@@ -3,7 +3,8 @@
     python -m train.dft                                   # embedded SmolLM2-135M, default recipe data, SFT + LoRA
     python -m train.dft --steps 20 --data data/default --run-dir runs/try1
     python -m train.dft --config my.yaml --loss sft --fine-tune full --no-fuse
-    python -m train.dft --run-dir runs/try1               # again after a kill: resumes from the last checkpoint
+    python -m train.dft --run-dir runs/try1               # again after a kill: resumes from the last checkpoint,
+                                                          # with the run's own settings (config.yaml)
     mlx.launch --backend ring -n 2 -m train.dft ...       # data parallel (the global batch is split over ranks)
 
 Order of work, so bad input fails in seconds, not hours: config (unknown keys, bad values) -> data folder (built
@@ -188,9 +189,30 @@ def run(cfg: DFTConfig) -> dict:
     return summary
 
 
+def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:
+    """With --resume (the default) and a run folder that holds a checkpoint: the run's own settings (config.yaml),
+    changed only where the command line may change them (train.config.resumed_config). The checkpoint is checked
+    first, so a damaged run is reported before anything in its folder is written."""
+    import yaml
+
+    from train.checkpoint import usable_checkpoint
+    from train.config import given_keys, resumed_config
+
+    if not (cfg.resume and cfg.run_dir):
+        return cfg
+    saved = Path(cfg.run_dir) / "config.yaml"
+    latest = usable_checkpoint(cfg.run_dir)
+    if latest is None or not saved.is_file():
+        return cfg
+    resumed = resumed_config(cfg, yaml.safe_load(saved.read_text()) or {}, given_keys(argv))
+    print(f"resuming {cfg.run_dir} from {latest.name} with its own settings ({saved}; the command line set: "
+          f"{', '.join(sorted(given_keys(argv) - {'run_dir'})) or 'nothing else'})", flush=True)
+    return resumed
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
-        cfg = load_config(argv)
+        cfg = resume_settings(load_config(argv), argv)
         run(cfg)
     except (ConfigError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
