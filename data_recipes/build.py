@@ -43,7 +43,7 @@ from data_recipes.filters import apply_filters
 from data_recipes.load import SyntheticRows, hub_status, load_rows, rows_slice
 from data_recipes.mix import mix
 from data_recipes.recipe import FilterConfig, Recipe, RecipeError, load_recipe, parse_override
-from data_recipes.report import print_summary, write_outputs
+from data_recipes.report import print_summary, publish, write_outputs
 from nanoagent.record import Record, RecordError
 
 CHUNK = 256
@@ -215,6 +215,9 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     if tok_obj is not None and isinstance(tok_obj, str):
         overrides["tokenizer"], tok_obj = tok_obj, None
     cfg = load_recipe(recipe, overrides)
+    if Path(cfg.out).exists() and not Path(cfg.out).is_dir():
+        raise RecipeError(f"out: {cfg.out} is a file; give a folder for the build's output (it is replaced "
+                          "whole when the build finishes)")
     if tok_obj is None:
         from nanoagent.models import load_tokenizer
 
@@ -288,14 +291,15 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
         stats["sources"][e.id]["train_tokens"] = sum(t[1] for t in train if t[4] == e.id)
         stats["sources"][e.id]["train_supervised_tokens"] = sum(t[2] for t in train if t[4] == e.id)
     stats["near_dedup_candidates_checked"] = near.candidates
-    out = write_outputs(cfg, train, valid, stats)
+    staged = write_outputs(cfg, train, valid, stats)
     t_end = time.perf_counter()
     stats["timings_s"] = {"load": round(t_load - t0, 3), "rows_and_dedup": round(t_rows - t_load, 3),
                           "mix": round(t_mix - t_rows, 3),
                           "write": round(t_end - t_mix, 3), "total": round(t_end - t0, 3)}
     raw = sum(s["raw"] for s in stats["sources"].values())
     stats["rows_per_s"] = round(raw / max(t_end - t0, 1e-9), 1)
-    (out / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+    (staged / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+    out = publish(staged, Path(cfg.out))  # stats.json last, then one rename: the folder is whole or absent
     if not quiet:
         print_summary(stats, out)
     return out

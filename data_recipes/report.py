@@ -9,21 +9,43 @@ Left out: HTML/markdown reports; stats.json is the machine-readable record.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import yaml
 
 
+def staging(out: Path) -> Path:
+    """Where a build writes before it publishes: a hidden folder beside the output."""
+    return out.parent / f".{out.name}.partial"
+
+
 def write_outputs(cfg, train: list, valid: list, stats: dict) -> Path:
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write train/valid JSONL and the resolved recipe into the staging folder (returned); `publish` moves it to
+    `cfg.out` once stats.json is in it too, so a killed build never leaves a complete-looking output folder."""
+    final = Path(cfg.out)
+    out = staging(final)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
     for name, items in (("train.jsonl", train), ("valid.jsonl", valid)):
         with (out / name).open("w", encoding="utf-8", newline="\n") as fh:
             for item in items:
                 fh.write(item[0] + "\n")
     (out / "recipe.resolved.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True))
     stats["outputs"] = {"train": len(train), "valid": len(valid),
-                        "train_tokens": sum(t[1] for t in train), "folder": str(out)}
+                        "train_tokens": sum(t[1] for t in train), "folder": str(final)}
+    return out
+
+
+def publish(staged: Path, out: Path) -> Path:
+    """Replace `out` with the staged folder: one rename, the previous build removed only after it."""
+    old = out.parent / f".{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        os.replace(out, old)
+    os.replace(staged, out)
+    shutil.rmtree(old, ignore_errors=True)
     return out
 
 

@@ -158,3 +158,37 @@ def test_asking_synthetic_for_more_distinct_rows_than_it_can_make_is_an_error(tm
     assert "3,000" in str(err.value)
     assert not (tmp_path / "out" / "train.jsonl").exists()
     build(recipe, tokenizer=tiny_tok, out=str(tmp_path / "ok"), quiet=True, **{"sources.synthetic.rows": 600})
+
+
+def test_a_build_that_dies_while_writing_leaves_the_previous_output_whole(tmp_path, tiny_tok, monkeypatch):
+    import data_recipes.report as report
+
+    out = run(tmp_path, tiny_tok, "a")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def die(*a, **k):
+        raise KeyboardInterrupt  # as if killed while writing the outputs
+
+    monkeypatch.setattr(report.yaml, "safe_dump", die)
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, tiny_tok, "a", seed=5)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the last whole build, untouched
+
+
+def test_out_naming_a_file_is_an_error_before_any_work(tmp_path, tiny_tok):
+    from data_recipes.recipe import RecipeError
+
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(RecipeError, match="is a file"):
+        build(FIXTURES, tokenizer=tiny_tok, out=str(tmp_path / "f"), quiet=True)
+
+
+def test_the_trainer_refuses_an_unfinished_build(tmp_path, tiny_tok):
+    from train.dft import DataError, resolve_data
+    from train.config import DFTConfig
+
+    out = run(tmp_path, tiny_tok, "a")
+    assert resolve_data(DFTConfig(data=str(out)))[0] == out / "train.jsonl"
+    (out / "stats.json").unlink()
+    with pytest.raises(DataError, match="unfinished data build"):
+        resolve_data(DFTConfig(data=str(out)))

@@ -48,6 +48,7 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
                             "valid.jsonl, or a train JSONL file)")
         if not train.is_file():
             raise DataError(f"--data {cfg.data}: {train} is missing")
+        unfinished(train.parent)
         return train, valid if valid.is_file() and valid != train else None
     train, valid = DEFAULT_DATA / "train.jsonl", DEFAULT_DATA / "valid.jsonl"
     if not train.is_file():
@@ -64,7 +65,15 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
         if not train.is_file():
             raise DataError(f"rank {rank}: {train} is missing after the build (with several processes and a "
                             "recipe that writes elsewhere, build it first and pass --data)")
+    unfinished(train.parent)
     return train, valid if valid.is_file() else None
+
+
+def unfinished(folder: Path) -> None:
+    """A DataError for a data-build folder without its stats.json: the build that wrote it did not finish."""
+    if (folder / "recipe.resolved.yaml").is_file() and not (folder / "stats.json").is_file():
+        raise DataError(f"{folder} is an unfinished data build (no stats.json): build it again with "
+                        "`python -m data_recipes.build`")
 
 
 def default_run_dir() -> Path:
