@@ -26,6 +26,8 @@ def load_eval_backend(cfg):
     """The backend for `cfg.model` (`cfg.threads` goes to llama.cpp, `cfg.constrain` to the in-process backends);
     a ConfigError that names the model if it fails."""
     from nanoagent.agent.backends import BackendError, backend_kind, load_backend
+    from nanoagent.gguf_import import GGUFImportError
+    from nanoagent.models import ModelLoadError
 
     try:
         kind = backend_kind(cfg.model)
@@ -36,5 +38,5 @@ def load_eval_backend(cfg):
                                   f"{cfg.model} decodes on the server's side: run it with --no-constrain")
             options["constrain"] = True
         return load_backend(cfg.model, **options)
-    except (BackendError, OSError, ValueError) as e:
+    except (BackendError, ModelLoadError, GGUFImportError, OSError, ValueError) as e:
         raise ConfigError(f"could not load model {cfg.model!r}: {e}") from None

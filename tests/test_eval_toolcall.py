@@ -161,3 +161,21 @@ def test_report_keeps_each_suites_latest_result_per_label():
     assert base["suites"]["multiple"]["metrics"]["accuracy"] == 0.2      # the older run's other suite stays
     assert base["_files"] == ["1.json", "2.json"] and base["created"] == "2"
     assert next(r for r in merged if r["label"] == "dft")["_files"] == ["3.json"]
+
+
+@pytest.mark.parametrize("kind", ["not-a-gguf", "folder-without-weights"])
+def test_an_unloadable_model_is_one_clean_error(tmp_path, capsys, kind):
+    from eval import coding
+
+    if kind == "not-a-gguf":
+        model = tmp_path / "x.gguf"
+        model.write_text("not a gguf")
+    else:
+        model = tmp_path / "m"
+        model.mkdir()
+        (model / "config.json").write_text('{"model_type": "llama"}')
+    assert toolcall.main(["--model", str(model), "--suites", "simple_python", "--limit", "1",
+                          "--out-dir", str(tmp_path / "o")]) == 2
+    assert coding.main(["--model", str(model), "--limit", "1", "--out-dir", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error: could not load model") == 2 and "Traceback" not in err
