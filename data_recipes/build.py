@@ -40,7 +40,7 @@ from data_recipes.convert import Drop
 from data_recipes.decontam import EvalIndex, bfcl_function_names, bfcl_texts, file_texts, text_grams, user_text
 from data_recipes.dedup import NearDedup, dedup_text, exact_key, fingerprint
 from data_recipes.filters import apply_filters
-from data_recipes.load import SyntheticRows, hub_status, load_rows, rows_slice
+from data_recipes.load import SourceFileError, SyntheticRows, hub_status, load_rows, rows_slice
 from data_recipes.mix import mix
 from data_recipes.recipe import FilterConfig, Recipe, RecipeError, load_recipe, parse_override
 from data_recipes.report import print_summary, publish, write_outputs
@@ -342,6 +342,9 @@ def main(argv=None) -> int:
         out = build(args.recipe, quiet=args.quiet, **overrides)
     except RecipeError as e:
         print(f"recipe error: {e}", file=sys.stderr)
+        return 2
+    except SourceFileError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if args.quiet:
         print(out)

@@ -58,12 +58,22 @@ def _quiet_datasets():
     return datasets
 
 
+class SourceFileError(ValueError):
+    """A local source file that can't be read; the message names it and the cause."""
+
+
 def load_file(path: str | Path, take: int | None = None):
     datasets = _quiet_datasets()
     path = Path(path)
     builder = "parquet" if path.suffix == ".parquet" else "json"
     split = "train" if take is None else f"train[:{take}]"
-    return datasets.load_dataset(builder, data_files=str(path), split=split)
+    try:
+        return datasets.load_dataset(builder, data_files=str(path), split=split)
+    except Exception as e:  # datasets wraps the cause (bad bytes, bad JSON, bad parquet) in a generic error
+        cause = e.__cause__ or e
+        raise SourceFileError(f"{path} could not be read as {builder.upper()} ({type(cause).__name__}: "
+                              f"{str(cause).splitlines()[0][:200] if str(cause) else ''}); give a JSONL, JSON or "
+                              "Parquet file of rows in the source's schema") from None
 
 
 def load_hub(entry: SourceEntry, take: int | None = None):

@@ -59,6 +59,8 @@ class CodingConfig:
 
 
 def check_config(cfg: CodingConfig) -> None:
+    if cfg.limit is not None and cfg.limit < 1:
+        raise ConfigError(f"limit must be >= 1 (or left out for every task), got {cfg.limit}")
     if cfg.samples < 1:
         raise ConfigError(f"samples must be >= 1, got {cfg.samples}")
     if cfg.samples > 1 and cfg.temperature <= 0:

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nanoagent.record import Record, RecordError
+from nanoagent.record import Record, RecordError, jsonl_lines
 
 BFCL_SUITES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
                "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance")
@@ -187,21 +187,24 @@ def load_valid(path: str | Path, limit: int | None = None, suite: str = VALID) -
         raise SuiteError(f"validation file {path} does not exist: build it with `python -m data_recipes.build` "
                          "or name one with --suites valid:PATH")
     items, dropped = [], Counter()
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = Record.from_dict(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise SuiteError(f"{path}:{n} is not JSON ({e.msg}); fix or rebuild the file") from None
-            except RecordError as e:
-                raise SuiteError(f"{path}:{n} is not a valid record ({e}); fix or rebuild the file") from None
-            made = record_item(rec, str(rec.meta.get("id", f"{path.stem}-{n}")), suite)
-            if isinstance(made, str):
-                dropped[made] += 1
-                continue
-            items.append(made)
-            if limit is not None and len(items) >= limit:
-                break
+    try:
+        lines = list(jsonl_lines(path))
+    except RecordError as e:
+        raise SuiteError(str(e)) from None
+    for n, line in lines:
+        if not line.strip():
+            continue
+        try:
+            rec = Record.from_dict(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise SuiteError(f"{path}:{n} is not JSON ({e.msg}); fix or rebuild the file") from None
+        except RecordError as e:
+            raise SuiteError(f"{path}:{n} is not a valid record ({e}); fix or rebuild the file") from None
+        made = record_item(rec, str(rec.meta.get("id", f"{path.stem}-{n}")), suite)
+        if isinstance(made, str):
+            dropped[made] += 1
+            continue
+        items.append(made)
+        if limit is not None and len(items) >= limit:
+            break
     return items, dropped

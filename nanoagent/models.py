@@ -175,17 +175,34 @@ def load_tokenizer(spec: str | Path = EMBEDDED):
     """Only the tokenizer (a transformers fast tokenizer with our chat template), without loading weights."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(resolve_model_path(spec)))
+    folder = resolve_model_path(spec)
+    try:
+        return AutoTokenizer.from_pretrained(str(folder))
+    except Exception as e:  # missing or unreadable tokenizer files: one message, whatever transformers raised
+        raise ModelLoadError(f"{folder} has no usable tokenizer (tokenizer.json and tokenizer_config.json; "
+                             f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}). "
+                             "Give a complete model folder, a .gguf file or `embedded`.") from None
 
 
 def main(argv=None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    spec = args[0] if args else EMBEDDED
+    """`python -m nanoagent.models [SPEC]`: resolve (convert, download) a model spec, check it and print its folder."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m nanoagent.models",
+                                description="Resolve a model spec (embedded, a folder, a .gguf, a Hub id) to a "
+                                            "checked MLX model folder and print it.")
+    p.add_argument("spec", nargs="?", default=EMBEDDED, help=f"model spec (default {EMBEDDED})")
+    args = p.parse_args(argv)
     try:
-        print(resolve_model_path(spec))
+        folder = resolve_model_path(args.spec)
+        missing = [] if any(folder.glob("*.safetensors")) else ["weights (*.safetensors)"]
+        missing += [] if (folder / "tokenizer.json").is_file() else ["tokenizer.json"]
+        if missing:
+            raise ModelLoadError(f"{folder} is not a complete model folder: no {' and no '.join(missing)}")
     except ModelLoadError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    print(folder)
     return 0
 
 

@@ -40,6 +40,18 @@ class RecordError(ValueError):
         super().__init__(f"{field}: {problem}")
 
 
+def jsonl_lines(path):
+    """(line number, text) for each line of a JSONL file; a RecordError names the file and line of bytes that are
+    not UTF-8 (a binary or wrongly encoded file), instead of a decoding traceback."""
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            try:
+                yield n, raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"{path}:{n}", f"not UTF-8 text (byte {raw[e.start]:#04x} at column "
+                                  f"{e.start + 1}); give a JSONL file of records") from None
+
+
 def normalize_tool_spec(spec: Any, where: str = "tools[?]") -> dict:
     """Return `{"type": "function", "function": {name, description, parameters}}` for a tool spec."""
     if not isinstance(spec, dict):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nanoagent.record import Record, RecordError
+from nanoagent.record import Record, RecordError, jsonl_lines
 from nanoagent.render import render
 
 
@@ -82,18 +82,21 @@ def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[R
     if not path.is_file():
         raise DataError(f"dataset file {path} does not exist")
     records, bad = [], []
-    with path.open() as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(Record.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, RecordError) as e:
-                where = f"{path}:{lineno}"
-                if on_bad_record == "error":
-                    raise DataError(f"{where}: malformed record ({e}). Fix or drop the line, or rerun with "
-                                    "--on-bad-record skip to skip and count such records.") from None
-                bad.append(f"{where}: {e}")
+    try:
+        lines = list(jsonl_lines(path))
+    except RecordError as e:
+        raise DataError(str(e)) from None
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            records.append(Record.from_dict(json.loads(line)))
+        except (json.JSONDecodeError, RecordError) as e:
+            where = f"{path}:{lineno}"
+            if on_bad_record == "error":
+                raise DataError(f"{where}: malformed record ({e}). Fix or drop the line, or rerun with "
+                                "--on-bad-record skip to skip and count such records.") from None
+            bad.append(f"{where}: {e}")
     return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
 
 
