@@ -291,6 +291,10 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
         stats["sources"][e.id]["train_tokens"] = sum(t[1] for t in train if t[4] == e.id)
         stats["sources"][e.id]["train_supervised_tokens"] = sum(t[2] for t in train if t[4] == e.id)
     stats["near_dedup_candidates_checked"] = near.candidates
+    if not train:
+        kept = ", ".join(f"{e.id}: {len(pools[e.id])} kept, weight {e.weight}" for e in cfg.sources)
+        raise RecipeError(f"the recipe made no training rows ({kept}); give a source a weight above 0, or see "
+                          "why its rows were dropped with a build of that source alone; nothing was written")
     staged = write_outputs(cfg, train, valid, stats)
     t_end = time.perf_counter()
     stats["timings_s"] = {"load": round(t_load - t0, 3), "rows_and_dedup": round(t_rows - t_load, 3),

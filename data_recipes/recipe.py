@@ -256,6 +256,8 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
         if e.id == "synthetic":
             if e.rows is None:
                 raise RecipeError(f"{where}.rows: say how many synthetic rows to generate")
+            if e.path is not None:
+                raise RecipeError(f"{where}.path: the synthetic source is generated and reads no file; remove path")
             if e.kinds is not None:
                 try:
                     from data_recipes.synthetic import check_kinds

@@ -85,3 +85,16 @@ def test_coding_limit_zero(capsys):
 
     assert coding.main(["--model", "embedded-gguf", "--limit", "0"]) == 2
     clean(capsys, "limit must be >= 1")
+
+
+@pytest.mark.parametrize("source, needle", [({"id": "xlam", "path": "fixture", "weight": 0}, "made no training rows"),
+                                            ({"id": "synthetic", "rows": 10, "path": "x.jsonl"}, "reads no file")])
+def test_recipes_that_would_succeed_silently(tmp_path, capsys, source, needle):
+    from data_recipes import build
+
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(yaml.safe_dump({"name": "z", "hub": "offline", "out": str(tmp_path / "out"), "num_proc": 1,
+                                      "sources": [source]}))
+    assert build.main(["--recipe", str(recipe), "--quiet", "--tokenizer", "embedded"]) == 2
+    clean(capsys, needle)
+    assert not (tmp_path / "out").exists()
