@@ -113,6 +113,15 @@ def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | 
     return rows
 
 
+def split_already_passing(tasks: list, evaluate) -> tuple[list, list]:
+    """(tasks to run, tasks whose tests already pass on the untouched repo): the latter would count as resolved
+    whatever the agent did."""
+    keep, passing = [], []
+    for task in tasks:
+        (passing if evaluate(task, "").success else keep).append(task)
+    return keep, passing
+
+
 def summarize(rows: list[dict], samples: int, seconds: float, n_boot: int = BOOTSTRAP_SAMPLES,
               seed: int = 0) -> dict:
     by_task: dict[str, list[bool]] = {}
@@ -147,9 +156,17 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    tasks, passing = split_already_passing(tasks, evaluate)
+    for t in passing:
+        print(f"warning: task {t.id}: its tests pass before any change, so it measures nothing; left out",
+              file=sys.stderr)
+    if not tasks:
+        print("error: every task's tests pass before any change; nothing to measure", file=sys.stderr)
+        return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
     label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else ""))
     run = new_run("coding", cfg.model, desc, asdict(cfg) | {"task_ids": [t.id for t in tasks]}, label)
+    run["left_out"] = {t.id: "tests pass before any change" for t in passing}
     from tqdm import tqdm
 
     rows, t0 = [], time.perf_counter()

@@ -104,3 +104,14 @@ def test_bad_input_fails_before_any_model_loads(argv, message, capsys):
 def test_a_model_that_cannot_load_is_a_clear_error(task, capsys):
     assert coding.main(["--model", "/no/such/model.gguf", "--tasks", str(task.folder)]) == 2
     assert "could not load model" in capsys.readouterr().err
+
+
+def test_a_task_that_already_passes_is_left_out_not_scored(task, tmp_path, monkeypatch, capsys):
+    import nanoagent.agent.backends as backends
+
+    (task.repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")  # the bug is already fixed
+    monkeypatch.setattr(backends, "load_backend", lambda spec, **kw: ScriptedBackend(["Nothing to do."]))
+    assert coding.main(["--model", "embedded", "--tasks", str(task.folder.parent),
+                        "--out-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "tiny_add: its tests pass before any change" in err and "nothing to measure" in err
