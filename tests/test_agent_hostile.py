@@ -122,8 +122,46 @@ def test_writes_and_deletes_outside_are_contained(setup):
     assert prot["read-only file system outside the workspace"]
     assert snapshot(repo) == before and snapshot(outside) == before_out
     assert sorted(os.listdir(visible)) == ["keep.txt"]
-    assert "Read-only file system" in results(traj)[1]["text"]
+    assert "No such file or directory" in results(traj)[1]["text"]  # a host folder outside: not even there
     assert traj.diff == ""
+
+
+def test_visible_system_paths_are_read_only(setup):
+    import sys
+
+    repo, _, _ = setup
+    traj, prot = run(repo, [shell(f"python -c \"open('{sys.prefix}/pwned.txt', 'w')\"")])
+    if not prot["read-only file system outside the workspace"]:
+        pytest.skip("bubblewrap is not available")
+    assert "Read-only file system" in results(traj)[0]["text"] or "Permission denied" in results(traj)[0]["text"]
+    assert not os.path.exists(f"{sys.prefix}/pwned.txt")
+
+
+def test_host_files_are_not_readable(setup, tmp_path):
+    """Canaries: a key under the home folder, a file beside the repo's project, /etc/shadow. None may appear."""
+    from pathlib import Path
+
+    repo, _, _ = setup
+    home_key = Path.home() / f".nanoagent-canary-{os.getpid()}" / "id_ed25519"
+    home_key.parent.mkdir(exist_ok=True)
+    home_key.write_text("CANARY-HOME-KEY\n")
+    beside = Path(__file__).resolve().parents[1] / f".nanoagent-canary-{os.getpid()}.txt"  # the project folder
+    beside.write_text("CANARY-PROJECT\n")
+    try:
+        traj, prot = run(repo, [shell(f"cat {home_key}"), shell(f"cat {beside}"), shell("head -3 /etc/shadow"),
+                                shell(f"ls -la {Path.home()}"), shell(f"ls {beside.parent}"),
+                                shell(f"grep -r CANARY {Path.home()} {beside.parent} 2>/dev/null | head -3")])
+    finally:
+        home_key.unlink()
+        home_key.parent.rmdir()
+        beside.unlink()
+    if not prot["host files hidden (home, other projects, /etc secrets)"]:
+        pytest.skip("bubblewrap is not available: host files are only hidden by it")
+    seen = "\n".join(r["text"] for r in results(traj))
+    assert "CANARY" not in seen.replace("grep -r CANARY", "")
+    assert "root:" not in seen  # no line of /etc/shadow
+    listings = results(traj)[3]["text"] + results(traj)[4]["text"]
+    assert "nanoagent-canary" not in listings  # the folders are not listed with the planted files
 
 
 def test_network_connection_is_refused(setup):

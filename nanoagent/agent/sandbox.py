@@ -11,8 +11,10 @@ where commands run; any folder works, no git needed). `run(cmd, timeout)` runs o
   which the kernel ignores for root);
 - on Linux where cgroups can be written (root): in a throwaway cgroup capping processes and memory for all the
   command's processes together, all killed at the end (cgroup.py);
-- on Linux with bubblewrap: file system read-only outside work/ and tmp/ (host /tmp hidden), no network, private
-  PID/IPC/UTS namespaces, all capabilities dropped.
+- on Linux with bubblewrap: only system folders, the Python in use and a few /etc files are visible, read-only
+  (`visible_paths`); home folders, other projects, keys and /etc's secrets do not exist inside; work/ and tmp/ are
+  the only writable places; no network, private PID/IPC/UTS namespaces, all capabilities dropped, and where user
+  namespaces are allowed the commands run as an unprivileged user (uid 65534).
 Output (stdout and stderr merged) is read up to CAPTURE_LIMIT bytes, then cut deterministically to OUTPUT_LIMIT
 characters keeping the head and the tail. `protections()` says which of these are active here.
 
@@ -21,9 +23,8 @@ Usage:
         print(ws.run("python -m pytest -q").text())
         print(ws.diff()); ws.apply_to("examples/sample_repo")
 
-Left out: disk quotas (file size is capped per file, not in total), seccomp filters, running as another user
-(the interpreter may live in a private home), containment of `setsid` escapes where there is neither bubblewrap
-nor a cgroup.
+Left out: disk quotas (file size is capped per file, not in total), seccomp filters, containment of `setsid`
+escapes where there is neither bubblewrap nor a cgroup.
 """
 
 from __future__ import annotations
@@ -139,7 +140,21 @@ def _cleanup(owned: dict):
     shutil.rmtree(base, ignore_errors=True)
 
 
-_BWRAP_OK: dict[int, bool] = {}  # does bubblewrap work here, per effective uid
+_BWRAP_OK: dict[int, tuple[bool, bool]] = {}  # per effective uid: (bubblewrap works, with a user namespace)
+AGENT_UID = 65534  # "nobody": the agent's user inside the sandbox where a user namespace is allowed
+# Host paths the agent sees, read-only: programs, libraries, the interpreter, and the few /etc files they read.
+# Home folders, other projects, keys, shell histories and /etc's secrets are not bound, so they do not exist inside.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "passwd",
+             "group", "hosts", "ssl", "ca-certificates", "mime.types", "gitconfig", "python3", "os-release")
+
+
+def visible_paths() -> list[str]:
+    """The read-only binds of the sandbox: system folders, the /etc files programs need, and the Python in use
+    (its environment and the installation it was made from, wherever they live, a home folder included)."""
+    pythons = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    pythons.add(Path(sys.executable).resolve().parent.parent)
+    return list(SYSTEM_PATHS) + [f"/etc/{name}" for name in ETC_FILES] + sorted(str(p) for p in pythons)
 
 
 class Workspace:
@@ -171,6 +186,7 @@ class Workspace:
         if use_cgroup and sys.platform.startswith("linux"):
             self.cgroup = self._owned["cgroup"] = CGroup.create(self.limits.max_processes, self.limits.memory_bytes)
         self.rbash = shutil.which("rbash")
+        self._userns = False
         want_bwrap = sys.platform.startswith("linux") if use_bwrap is None else use_bwrap
         self.bwrap = shutil.which("bwrap") if want_bwrap else None
         if self.bwrap and not self._bwrap_works():
@@ -191,15 +207,23 @@ class Workspace:
         shutil.copytree(self.repo, dest, symlinks=True, ignore=ignore)
 
     def _bwrap_works(self) -> bool:
+        """Does bubblewrap run here, and can it also map the agent to an unprivileged user (a user namespace)?
+        Found once per effective uid; sets `self._userns`."""
         key = os.geteuid()
         if key not in _BWRAP_OK:
-            try:
-                r = subprocess.run(self._limited(self._argv("true"), None), env=self._env(), cwd=self.root,
-                                   capture_output=True, timeout=20)
-                _BWRAP_OK[key] = r.returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                _BWRAP_OK[key] = False
-        return _BWRAP_OK[key]
+            _BWRAP_OK[key] = (False, False)
+            for userns in (True, False):
+                self._userns = userns
+                try:
+                    r = subprocess.run(self._limited(self._argv("true"), None), env=self._env(), cwd=self.root,
+                                       capture_output=True, timeout=20)
+                except (OSError, subprocess.SubprocessError):
+                    continue
+                if r.returncode == 0:
+                    _BWRAP_OK[key] = (True, userns)
+                    break
+        works, self._userns = _BWRAP_OK[key]
+        return works
 
     def protections(self) -> dict[str, bool]:
         """Which protections are active for commands in this workspace."""
@@ -213,6 +237,8 @@ class Workspace:
             "process count limit": self.cgroup is not None or os.geteuid() != 0,
             "cgroup (all processes capped and killed together)": self.cgroup is not None,
             "read-only file system outside the workspace": bw,
+            "host files hidden (home, other projects, /etc secrets)": bw,
+            "unprivileged user (user namespace)": bw and self._userns,
             "no network": bw,
             "private process namespace": bw,
         }
@@ -241,16 +267,15 @@ class Workspace:
         shell = [self.rbash, "-c", cmd] if self.rbash else ["bash", "-r", "-c", cmd]
         if not self.bwrap:
             return shell
-        host_tmp = Path(tempfile.gettempdir()).resolve()
-        argv = [self.bwrap, "--ro-bind", "/", "/", "--tmpfs", str(host_tmp)]
-        prefix = Path(sys.prefix).resolve()
-        if host_tmp in prefix.parents:  # a venv under /tmp (a fresh clone there): keep python visible, read-only
-            argv += ["--ro-bind", str(prefix), str(prefix)]
-        if host_tmp not in self.base.parents:
-            argv += ["--tmpfs", str(self.base)]  # hide pristine/ wherever the base folder is
-        argv += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp), str(self.tmp),
+        argv = [self.bwrap]
+        for path in visible_paths():  # system and interpreter paths, read-only; nothing else of the host
+            argv += ["--ro-bind-try", path, path]
+        argv += ["--tmpfs", "/tmp", "--dir", str(self.base),
+                 "--bind", str(self.root), str(self.root), "--bind", str(self.tmp), str(self.tmp),
                  "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
                  "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--chdir", str(self.root)]
+        if self._userns:
+            argv += ["--unshare-user", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID)]
         return argv + shell
 
     def _limited(self, argv: list[str], nproc: int | None) -> list[str]:
