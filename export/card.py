@@ -8,6 +8,10 @@ found in the run folder, the GGUF parity figures, and usage for llama.cpp, MLX a
 Usage:
     text = model_card(cfg, source, gguf_name="x-Q8_0.gguf", training={...}, evals={...}, parity={...})
 
+The card opens its results with a BFCL table built from eval.toolcall result files (accuracy and schema-valid rate
+per suite and per run label, with published anchors beside), shows the training loss plot and the data the run
+trained on, and its usage section walks one tool call end to end through `nanoagent serve` and llama.cpp's server.
+
 Left out: the Hub's model-index eval schema (results are shown as a table and shipped as JSON files instead).
 """
 
@@ -54,6 +58,39 @@ def missing_keys(meta: dict | None) -> list[str]:
     return [k for k in REQUIRED_KEYS if k not in meta or (k != "datasets" and not meta[k])]
 
 
+# Published BFCL (non-live AST) accuracies of small tool-callers, for the card's comparison (issue 15's anchors).
+ANCHORS = {
+    "FunctionGemma 270M": {"simple_python": 61.6, "multiple": 63.5, "parallel": 39.0, "parallel_multiple": 29.5,
+                           "irrelevance": 73.7},
+    "Granite-4.0-350M": {"simple_python": 61.7, "multiple": 84.5, "parallel": 70.0, "parallel_multiple": 55.5,
+                         "irrelevance": 60.8},
+    "Qwen2.5-0.5B-Instruct": {"simple_python": 61.2, "multiple": 78.0, "parallel": 60.0, "parallel_multiple": 50.0,
+                              "irrelevance": 46.2},
+}
+
+
+def toolcall_runs(evals: dict) -> list[dict]:
+    """The eval.toolcall result files among `evals` (file name -> parsed JSON)."""
+    return [r for r in evals.values() if isinstance(r, dict) and r.get("kind") == "toolcall" and r.get("suites")]
+
+
+def bfcl_table(runs: list[dict]) -> str:
+    """Markdown: one row per suite, per run label "accuracy (schema-valid)" in %, then the anchors."""
+    suites = list(dict.fromkeys(s for r in runs for s in r["suites"]))
+    head = ["suite", "n"] + [f"{r['label']} ({r.get('model', {}).get('backend', '') or 'model'})" for r in runs]
+    head += list(ANCHORS)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in suites:
+        ns = {r["suites"][s]["metrics"].get("n") for r in runs if s in r["suites"]}
+        cells = [s, "/".join(str(n) for n in sorted(n for n in ns if n is not None))]
+        for r in runs:
+            m = r["suites"].get(s, {}).get("metrics")
+            cells.append(f"{100 * m['accuracy']:.1f} ({100 * m['valid_rate']:.0f})" if m else "-")
+        cells += [f"{ANCHORS[a][s]:.1f}" if s in ANCHORS[a] else "-" for a in ANCHORS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _table(rows: list[tuple[str, str]]) -> str:
     return "\n".join(["| | |", "|---|---|", *[f"| {k} | {v} |" for k, v in rows]])
 
@@ -81,10 +118,26 @@ def model_card(cfg, source, gguf_name: str, training: dict, evals: dict, parity:
              "`config.json` and the tokenizer. The chat template (in the tokenizer and in the GGUF metadata) lists "
              "tools as JSON inside `<tools></tools>` in the system turn; the model answers a call as "
              "`<tool_call>\\n{\"name\": ..., \"arguments\": {...}}\\n</tool_call>`.\n"]
-    parts.append("## Usage\n\n### llama.cpp\n\n```bash\n"
+    runs = toolcall_runs(evals)
+    if runs:
+        parts.append("## Results (BFCL, offline, greedy)\n\nAccuracy in % with the schema-valid rate in brackets, per "
+                     "suite, scored by nanoagent's BFCL checker (`python -m eval.toolcall`); the published figures "
+                     "of larger models beside. Per-item outcomes ship in `eval/`.\n\n" + bfcl_table(runs) + "\n")
+    parts.append("## Usage\n\n### A tool call, end to end\n\nServe the GGUF with nanoagent (tool calls decoded under "
+                 "the request's tools' schemas) or with llama.cpp's server, and use any OpenAI client:\n\n```bash\n"
                  f"huggingface-cli download {repo} {gguf_name} --local-dir .\n"
-                 f"llama-cli -m {gguf_name} -cnv --jinja\n```\n\n"
-                 "```python\nfrom llama_cpp import Llama\n"
+                 f"nanoagent serve {gguf_name} --port 8080          # or: llama-server -m {gguf_name} --jinja --port 8080\n"
+                 "```\n\n```python\nfrom openai import OpenAI\n"
+                 "client = OpenAI(base_url=\"http://127.0.0.1:8080/v1\", api_key=\"none\")\n"
+                 "tools = [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": "
+                 "\"Current weather in a city\",\n          \"parameters\": {\"type\": \"object\", \"properties\": "
+                 "{\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}]\n"
+                 "reply = client.chat.completions.create(model=\"model\", tools=tools,\n"
+                 "    messages=[{\"role\": \"user\", \"content\": \"What's the weather in Lisbon?\"}])\n"
+                 "print(reply.choices[0].message.tool_calls)\n"
+                 "# [ChatCompletionMessageToolCall(function=Function(name='get_weather', arguments='{\"city\": "
+                 "\"Lisbon\"}'), ...)]\n```\n\n"
+                 "### llama.cpp\n\n```python\nfrom llama_cpp import Llama\n"
                  f"llm = Llama(model_path=\"{gguf_name}\")\n"
                  "llm.create_chat_completion(messages=[{\"role\": \"user\", \"content\": \"Hi\"}], tools=[...])\n```\n\n"
                  "### MLX\n\n```bash\n"
@@ -100,13 +153,22 @@ def model_card(cfg, source, gguf_name: str, training: dict, evals: dict, parity:
                           f"{pp['mlx']:.3f} / {pp['llama_cpp']:.3f} ({pp['relative_diff']:.3%} apart)"),
                          ("greedy tool-call prompts parsed the same", f"{tc['same_parse']}/{tc['total']}"),
                      ]) + "\n")
-    if evals:
-        parts.append("## Evaluation\n\nFrom the run folder (full JSON in `eval/`):\n\n" + _table(
-            [(f"{name}: {k}", v) for name, res in evals.items() for k, v in _flat(res)][:60]) + "\n")
+    other = {name: res for name, res in evals.items() if not (isinstance(res, dict) and res.get("kind") == "toolcall")}
+    if other:
+        parts.append("## Other evaluation files\n\nFull JSON in `eval/`:\n\n" + _table(
+            [(f"{name}: {k}", v) for name, res in other.items() for k, v in _flat(res)][:60]) + "\n")
     if training:
         cfg_text = training.get("config.yaml")
         summary = training.get("summary.json")
-        parts.append("## Training\n\nThe run's resolved config and summary ship in `training/`.\n")
+        parts.append("## Training\n\nThe run's resolved config, summary, metrics and loss plot ship in `training/`.\n")
+        if training.get("loss.png"):
+            parts.append("![training and validation loss](training/loss.png)\n")
+        stats = training.get("data_stats.json")
+        if isinstance(stats, dict) and isinstance(stats.get("train"), dict):
+            t = stats["train"]
+            parts.append(f"Trained on `{t.get('path')}`: {t.get('kept', 0):,} of {t.get('records', 0):,} records kept, "
+                         f"{t.get('tokens', 0):,} tokens ({t.get('supervised_tokens', 0):,} supervised: the assistant "
+                         "turns).\n")
         if isinstance(summary, dict):
             parts.append(_table(_flat(summary)) + "\n")
         if isinstance(cfg_text, str):

@@ -59,6 +59,7 @@ class HubConfig:
                                                      "llama", "smollm2"])
     commit_message: str = "nanoagent release"
     check: bool = True  # run the GGUF parity report while building the release (slow for the 135M model)
+    evals: list[str] = field(default_factory=list)  # eval result JSON files to ship and tabulate (eval.toolcall's)
 
 
 def resolve(cls, yaml_path: str | None = None, flags: dict | None = None):

@@ -3,9 +3,10 @@
 Layout of `releases/NAME/` (built in a temporary sibling and renamed into place when complete):
     README.md                 model card with YAML front matter (export.card)
     NAME-Q8_0.gguf            written by export.gguf, with NAME-Q8_0.export.json (its parity report)
-    config.json, *.safetensors, tokenizer.json, tokenizer_config.json, ...   the MLX model folder's files
+    config.json, *.safetensors, tokenizer.json, tokenizer_config.json, ...   the MLX model folder's files, with
+                              the weights stored as bfloat16 (the GGUF is made from the float32 source)
     training/                 config.yaml, summary.json, validity.json, data_stats.json ... from the run folder
-    eval/                     eval results found in the run folder (eval*.json, eval/**/*.json)
+    eval/                     eval results found in the run folder (eval*.json, eval/**/*.json) and given by --evals
     release.json              every file with its size and sha256
 
 `validate(folder)` checks that the files are present, the card's front matter is complete and the GGUF loads
@@ -44,6 +45,15 @@ def check_out_folder(out: Path) -> Path:
     return out
 
 
+def to_bfloat16(src: Path, dst: Path) -> None:
+    """Copy a safetensors file with its float32 tensors stored as bfloat16 (other dtypes as they are)."""
+    import mlx.core as mx
+
+    tensors = mx.load(str(src))
+    mx.save_safetensors(str(dst), {k: v.astype(mx.bfloat16) if v.dtype == mx.float32 else v
+                                   for k, v in tensors.items()}, metadata={"format": "mlx"})
+
+
 def eval_files(run_dir: Path) -> list[Path]:
     found = sorted(run_dir.glob("eval*.json")) + sorted((run_dir / "eval").rglob("*.json"))
     return [p for p in found if p.is_file()]
@@ -74,7 +84,14 @@ def assemble(cfg, source: Source, out: Path, export_gguf, say=print) -> dict:
         copied = []
         for f in sorted(source.folder.iterdir()):
             if f.is_file() and f.name not in MODEL_SKIP and f.name != "README.md":
-                shutil.copy2(f, tmp / f.name)
+                if f.suffix == ".safetensors":
+                    to_bfloat16(f, tmp / f.name)  # as Hub models of this size ship: half the bytes of float32
+                elif f.name == "config.json":
+                    config = json.loads(f.read_text())
+                    config["torch_dtype"] = "bfloat16"
+                    (tmp / f.name).write_text(json.dumps(config, indent=2) + "\n")
+                else:
+                    shutil.copy2(f, tmp / f.name)
                 copied.append(f.name)
         training, evals = {}, {}
         if source.run_dir:
@@ -85,13 +102,16 @@ def assemble(cfg, source: Source, out: Path, export_gguf, say=print) -> dict:
                     shutil.copy2(src, tmp / "training" / fname)
                     if fname == "config.yaml":
                         training[fname] = src.read_text()
-            training.update(read_json_files([source.run_dir / f for f in ("summary.json", "validity.json")
+            training.update(read_json_files([source.run_dir / f for f in ("summary.json", "validity.json",
+                                                                          "data_stats.json")
                                              if (source.run_dir / f).is_file()], say))
-            found = eval_files(source.run_dir)
+            training["loss.png"] = (source.run_dir / "loss.png").is_file()
+            found = eval_files(source.run_dir) + [Path(p) for p in cfg.evals]
             if found:
                 (tmp / "eval").mkdir()
                 for p in found:
-                    rel = p.relative_to(source.run_dir / "eval") if p.is_relative_to(source.run_dir / "eval") else p.name
+                    rel = (p.relative_to(source.run_dir / "eval") if p.is_relative_to(source.run_dir / "eval")
+                           else p.name)
                     (tmp / "eval" / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(p, tmp / "eval" / rel)
                 evals = read_json_files(found, say)

@@ -84,8 +84,15 @@ def run_dir(tmp_path_factory):
     save_tiny_model(run / "model")
     (run / "config.yaml").write_text("loss: dft\nfine_tune: lora\nsteps: 30\n")
     (run / "summary.json").write_text(json.dumps({"steps": 30, "val_loss_last": 1.25}))
+    (run / "data_stats.json").write_text(json.dumps({"train": {"path": "data/default/train.jsonl", "records": 100,
+                                                                "kept": 96, "tokens": 5000, "supervised_tokens": 900}}))
+    (run / "loss.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (run / "eval").mkdir()
     (run / "eval" / "toolcall.json").write_text(json.dumps({"bfcl_simple": {"accuracy": 0.42}}))
+    (run / "eval" / "toolcall_run.json").write_text(json.dumps({
+        "kind": "toolcall", "label": "tiny-gguf", "model": {"backend": "llama-cpp-python"},
+        "suites": {"simple_python": {"metrics": {"n": 400, "accuracy": 0.555, "valid_rate": 0.91}},
+                   "irrelevance": {"metrics": {"n": 240, "accuracy": 0.7, "valid_rate": 0.0}}}}))
     return run
 
 
@@ -106,8 +113,14 @@ def test_dry_run_builds_a_complete_valid_folder_without_network(run_dir, tmp_pat
     meta = read_front_matter(card)
     assert missing_keys(meta) == [] and set(REQUIRED_KEYS) <= set(meta)
     assert meta["base_model_relation"] == "finetune"
-    assert "0.42" in card and "llama-cli" in card and "mlx_lm.generate" in card and "nanoagent run" in card
+    assert "0.42" in card and "llama-server" in card and "mlx_lm.generate" in card and "nanoagent run" in card
+    assert "nanoagent serve" in card and "tool_calls" in card
     assert "steps: 30" in card
+    assert "| simple_python | 400 | 55.5 (91) | 61.6 |" in card  # the BFCL table, with FunctionGemma beside
+    assert "![training and validation loss](training/loss.png)" in card and "96 of 100 records kept" in card
+    import mlx.core as mx
+    assert {v.dtype for v in mx.load(str(folder / "model.safetensors")).values()} == {mx.bfloat16}
+    assert json.loads((folder / "config.json").read_text())["torch_dtype"] == "bfloat16"
 
 
 def test_validation_catches_a_missing_file_and_an_incomplete_card(run_dir, tmp_path):
