@@ -16,6 +16,8 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
     eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
     agent   nanoagent run on examples/sample_repo with the GGUF through llama.cpp -> OUT/agent
 
+and ends with a summary table and one HTML page of everything (python -m eval.html report OUT -> OUT/report.html).
+
 The short run is SFT, train.dft's default loss: measured here over 12 steps from the embedded model, SFT took
 the validation cross-entropy from 1.08 to 0.47 and held-out valid tool calls from 0/8 to 3/8 (prose perplexity
 65 -> 86), while DFT raised the cross-entropy to 1.89, left valid calls at 0/8 and the prose perplexity at 292.
@@ -300,7 +302,22 @@ def run_pipeline(args) -> int:
         marker.write_text(json.dumps(record, indent=2) + "\n")
         rows.append((stage.name, status, seconds, note))
     _summary(rows, out, Console, Table)
+    write_report(out)
     return 0
+
+
+def write_report(out: Path) -> Path | None:
+    """The run's HTML report (python -m eval.html report OUT), its path printed; a failure is reported, not fatal."""
+    page = out / "report.html"
+    cmd = [sys.executable, "-m", "eval.html", "report", str(out), "--out", str(page)]
+    print(f"\n[report] {shlex.join(cmd)}", flush=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"warning: the HTML report was not written ({(done.stderr or done.stdout).strip()[-300:]})",
+              file=sys.stderr)
+        return None
+    print(f"report: {page} (open it in a browser)")
+    return page
 
 
 def _summary(rows, out: Path, Console, Table) -> None:

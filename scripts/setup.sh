@@ -2,7 +2,7 @@
 # Set up nanoagent on a fresh machine: system packages (Linux), a virtual environment in .venv, the project.
 #
 #   bash scripts/setup.sh          # runtime dependencies
-#   bash scripts/setup.sh --dev    # plus test tools
+#   bash scripts/setup.sh --dev    # plus test tools (and chromium on Linux, for the HTML report's browser test)
 #
 # Linux: installs OpenBLAS (MLX's matmuls are ~40x slower without it) and bubblewrap (the agent's sandbox) with
 # apt-get when they are missing (as root, or through sudo). macOS needs neither. llama-cpp-python has no Linux
@@ -31,6 +31,18 @@ if [ "$(uname -s)" = "Linux" ]; then
         || echo "setup: could not install ${need[*]}; install them by hand (training is slow without OpenBLAS)"
     else
       echo "setup: please install OpenBLAS and bubblewrap with your package manager (${need[*]})"
+    fi
+  fi
+  # --dev: Debian's chromium, the headless browser of tests/test_eval_html.py (skipped without it). Its own
+  # apt-get call: where no package has that name (Ubuntu's is a snap) the packages above still install.
+  if [ -n "$extra" ] && [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      sudo=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+      echo "setup: installing chromium (the HTML report's browser test)"
+      $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null \
+        || echo "setup: could not install chromium; the HTML report's browser test will be skipped"
+    else
+      echo "setup: no apt-get: install chromium by hand for the HTML report's browser test (skipped without it)"
     fi
   fi
 fi
