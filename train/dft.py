@@ -172,8 +172,9 @@ def run(cfg: DFTConfig) -> dict:
         best = load_best(run_dir, model) if cfg.keep_best else None
         if best:
             summary.update(best_step=best["step"], best_val_ce=best["val_ce"])
+            last = "the last step" if best["step"] == state.step else f"not those of the last, step {state.step}"
             say(f"final model: the weights of step {best['step']} (lowest validation cross-entropy, "
-                f"{best['val_ce']:.4f}), not those of step {state.step}")
+                f"{best['val_ce']:.4f}; {last})")
         final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)  # first: nothing after can lose it
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
