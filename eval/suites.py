@@ -168,10 +168,15 @@ def record_item(rec: Record, item_id: str, suite: str) -> EvalItem | str:
 
 def records_to_items(records, limit: int | None = None, suite: str = VALID) -> tuple[list[EvalItem], Counter]:
     """Eval items from records already in memory (Record objects or dicts), e.g. the trainer's held-out rows."""
+    return _items(((f"{suite}-{n}", r if isinstance(r, Record) else Record.from_dict(r))
+                   for n, r in enumerate(records)), limit, suite)
+
+
+def _items(numbered, limit: int | None, suite: str) -> tuple[list[EvalItem], Counter]:
+    """(fallback id, Record) pairs -> eval items (a record's meta id first), drops counted by reason."""
     items, dropped = [], Counter()
-    for n, rec in enumerate(records):
-        rec = rec if isinstance(rec, Record) else Record.from_dict(rec)
-        made = record_item(rec, str(rec.meta.get("id", f"{suite}-{n}")), suite)
+    for fallback, rec in numbered:
+        made = record_item(rec, str(rec.meta.get("id", fallback)), suite)
         if isinstance(made, str):
             dropped[made] += 1
             continue
@@ -186,25 +191,20 @@ def load_valid(path: str | Path, limit: int | None = None, suite: str = VALID) -
     if not path.is_file():
         raise SuiteError(f"validation file {path} does not exist: build it with `python -m data_recipes.build` "
                          "or name one with --suites valid:PATH")
-    items, dropped = [], Counter()
     try:
         lines = list(jsonl_lines(path))
     except RecordError as e:
         raise SuiteError(str(e)) from None
-    for n, line in lines:
-        if not line.strip():
-            continue
-        try:
-            rec = Record.from_dict(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise SuiteError(f"{path}:{n} is not JSON ({e.msg}); fix or rebuild the file") from None
-        except RecordError as e:
-            raise SuiteError(f"{path}:{n} is not a valid record ({e}); fix or rebuild the file") from None
-        made = record_item(rec, str(rec.meta.get("id", f"{path.stem}-{n}")), suite)
-        if isinstance(made, str):
-            dropped[made] += 1
-            continue
-        items.append(made)
-        if limit is not None and len(items) >= limit:
-            break
-    return items, dropped
+
+    def parsed():
+        for n, line in lines:
+            if not line.strip():
+                continue
+            try:
+                yield f"{path.stem}-{n}", Record.from_dict(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise SuiteError(f"{path}:{n} is not JSON ({e.msg}); fix or rebuild the file") from None
+            except RecordError as e:
+                raise SuiteError(f"{path}:{n} is not a valid record ({e}); fix or rebuild the file") from None
+
+    return _items(parsed(), limit, suite)

@@ -30,6 +30,8 @@ from pathlib import Path
 import mlx.core as mx
 from mlx.utils import tree_flatten, tree_unflatten
 
+from nanoagent.models import sha256_file
+
 PREFIX = "step_"
 
 
@@ -84,16 +86,8 @@ def save_checkpoint(run_dir, model, optimizer, state: dict, fp: dict, keep: int 
 FILES = ("trainable.safetensors", "optimizer.safetensors", "state.json")
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_manifest(folder: Path) -> None:
-    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)} for name in FILES}
+    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name)} for name in FILES}
     (folder / "manifest.json").write_text(json.dumps({"files": files}, indent=2))
 
 
@@ -120,7 +114,7 @@ def verify(path: Path) -> str | None:
         size = (path / name).stat().st_size
         if size != want["bytes"]:
             return f"{name} has {size} bytes, the manifest says {want['bytes']}"
-        if _sha256(path / name) != want["sha256"]:
+        if sha256_file(path / name) != want["sha256"]:
             return f"{name} does not match its checksum"
     return None
 
