@@ -1,7 +1,7 @@
 """Schema-constrained tool calls: one llguidance grammar per request, built from the offered tools' JSON Schemas.
 
     grammar, warnings = tool_grammar(tools)          # Lark text for llguidance, or None when it can't be built
-    matcher = new_matcher(ll_tokenizer(hf_tokenizer), grammar)
+    c = Grammars(tokenizer, stop_ids).constraint(tools)   # per reply: c.mask(logits), then c.advance(token)
 
 The grammar is lazy: a reply is free text, or free text followed by one or more calls in our format
 (nanoagent.toolcall):
@@ -20,7 +20,7 @@ otherwise (no unknown argument names), the JSON laid out as json.dumps writes it
 
 A schema the compiler rejects is not an error for the request: `tool_grammar` drops that tool's constraint,
 returns a warning naming the tool and the reason, and when no tool is left returns None (decode unconstrained).
-Left out: the decoding loops themselves (the backends apply the mask; see `mask_logits`).
+Left out: the decoding loops themselves (the backends apply `Constraint.mask` / `Constraint.mlx_processor`).
 """
 
 from __future__ import annotations

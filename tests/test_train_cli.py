@@ -176,6 +176,9 @@ def test_resume_keeps_the_runs_settings_and_refuses_changes(tiny, tmp_path, shor
     # --force-config takes the new value
     assert dft.main(base + ["--steps", "6", "--learning-rate", "5e-3", "--force-config"]) == 0
     assert yaml.safe_load((run / "config.yaml").read_text())["learning_rate"] == 5e-3
+    # --force-config was this command's choice, not the run's: the next resume refuses a change again
+    assert dft.main(base + ["--steps", "8", "--learning-rate", "1e-3"]) == 2
+    assert "learning_rate: the run has 0.005, now 0.001" in capsys.readouterr().err
 
 
 def test_a_damaged_checkpoint_falls_back_or_stops_before_touching_the_run(tiny, tmp_path, short_data, capsys):

@@ -137,7 +137,8 @@ def resumed_config(cfg: DFTConfig, saved: dict, given: set[str]) -> DFTConfig:
         raise ConfigError(f"{cfg.run_dir} is a run with other settings ({said}). Resume without them, use "
                           "another --run-dir, --no-resume to start this folder over, or --force-config to continue "
                           "with the new settings")
-    keep = {k: v for k, v in saved.items() if k not in given and k != "run_dir"}
+    # run_dir is where we are; resume and force_config are choices of this command, never the run's
+    keep = {k: v for k, v in saved.items() if k not in given and k not in ("run_dir", "resume", "force_config")}
     return from_dict(keep, cfg, f"{cfg.run_dir}/config.yaml")
 
 

@@ -211,7 +211,7 @@ def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:
     if not (cfg.resume and cfg.run_dir):
         return cfg
     saved = Path(cfg.run_dir) / "config.yaml"
-    latest = usable_checkpoint(cfg.run_dir)
+    latest = usable_checkpoint(cfg.run_dir, say=lambda msg: None)  # the trainer's resume reports damage once
     if latest is None or not saved.is_file():
         return cfg
     resumed = resumed_config(cfg, yaml.safe_load(saved.read_text()) or {}, given_keys(argv))
