@@ -166,3 +166,40 @@ def test_gradient_checkpointing_gives_the_same_loss_and_gradient(tok):
     for (v1, g1), (v2, g2) in zip(*results):
         assert v1 == pytest.approx(v2, rel=1e-6)
         np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-8)
+
+
+def test_decision_weight_marks_the_first_token_of_each_reply(tok):
+    recs = [Record.from_dict({"messages": [
+        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello there"},
+        {"role": "user", "content": "more"}, {"role": "assistant", "content": "fine thanks"}]})]
+    plain = tokenize(recs, tok, max_length=512)
+    weighted = tokenize(recs, tok, max_length=512, decision_weight=4.0)
+    m0, m1 = plain.masks[0], weighted.masks[0]
+    assert set(np.unique(m0)) == {0.0, 1.0}
+    starts = np.flatnonzero(np.diff(np.concatenate([[0.0], m0])) > 0)
+    assert len(starts) == 2  # two assistant replies
+    np.testing.assert_array_equal(np.flatnonzero(m1 == 4.0), starts)
+    np.testing.assert_array_equal(m1 > 0, m0 > 0)  # same supervised tokens, only reweighted
+    assert weighted.stats["supervised_tokens"] == plain.stats["supervised_tokens"]
+
+
+@pytest.mark.parametrize("name", ["sft", "dft"])
+def test_decision_weight_is_a_weighted_mean(tok, model, name):
+    ds = make_ds(tok)
+    plain_batch = next(iterate_batches(ds, 3, seed=0))
+    batch = Batch(plain_batch.inputs, plain_batch.targets, plain_batch.mask.copy(), plain_batch.attn,
+                  plain_batch.n_records, plain_batch.lengths)
+    flat = batch.mask.reshape(-1)
+    first = np.flatnonzero(flat > 0)[0]
+    flat[first] = 5.0  # one decision token counts five times
+    batch.mask = flat.reshape(batch.mask.shape)
+    loss_fn = {"sft": sft_loss, "dft": dft_loss}[name]
+    value, n = loss_fn(model, batch)
+    _, _, z = np_reference(model, plain_batch, dft=False)
+    t = plain_batch.targets.reshape(-1)[plain_batch.mask.reshape(-1) > 0]
+    ce = -(z[np.arange(len(t)), t] - np.log(np.exp(z).sum(-1)))
+    w = batch.mask.reshape(-1)[batch.mask.reshape(-1) > 0].astype(np.float64)
+    per = ce * (np.exp(-ce) if name == "dft" else 1.0)
+    np.testing.assert_allclose(float(value), (w * per).sum() / w.sum(), rtol=1e-4)
+    assert int(n) == batch.n_tokens == plain_batch.n_tokens  # counts tokens, not weights
+    assert not np.isclose(float(value), float(loss_fn(model, plain_batch)[0]), rtol=1e-4)

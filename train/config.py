@@ -56,6 +56,9 @@ class DFTConfig:
     pack: bool = False  # pack several records per row with block-diagonal attention instead of padding
     on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
     on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
+    # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
+    # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted.
+    decision_weight: float = 1.0
     # optimizer
     steps: int = 200
     learning_rate: float = 2e-4
@@ -94,6 +97,8 @@ def _check(cfg: DFTConfig) -> DFTConfig:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     if cfg.learning_rate <= 0:
         raise ConfigError(f"config key 'learning_rate' must be positive, got {cfg.learning_rate}")
+    if cfg.decision_weight <= 0:
+        raise ConfigError(f"config key 'decision_weight' must be positive, got {cfg.decision_weight}")
     if not 0 <= cfg.lora_dropout < 1:
         raise ConfigError(f"config key 'lora_dropout' must be in [0, 1), got {cfg.lora_dropout}")
     return cfg

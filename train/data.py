@@ -54,7 +54,7 @@ class TokenDataset:
 class Batch:
     inputs: np.ndarray  # (B, L) int32
     targets: np.ndarray  # (B, L) int32
-    mask: np.ndarray  # (B, L) float32, 1 where the target token is supervised
+    mask: np.ndarray  # (B, L) float32 loss weight: 0 unsupervised, 1 supervised (decision_weight on a decision)
     attn: np.ndarray | None = None  # (B, L, L) bool block-diagonal causal mask (packing), None: plain causal
     n_records: int = 0
     lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
@@ -65,7 +65,7 @@ class Batch:
 
     @property
     def n_tokens(self) -> int:
-        return int(self.mask.sum())
+        return int((self.mask > 0).sum())
 
     def shard(self, rank: int, world: int) -> "Batch":
         """This rank's rows of the global batch (rows rank, rank+world, ...)."""
@@ -100,8 +100,20 @@ def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[R
     return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
 
 
+def decision_weights(mask, weight: float) -> np.ndarray:
+    """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span.
+
+    That token is where the model chooses between opening a `<tool_call>` and answering in text; with a weight
+    above 1 the choice gets that many times the gradient of an ordinary token."""
+    out = np.asarray(mask, dtype=np.float32)
+    if weight != 1.0:
+        starts = np.flatnonzero(np.diff(np.concatenate([[0.0], out])) > 0)
+        out[starts] = weight
+    return out
+
+
 def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str = "skip",
-             source: str = "dataset") -> TokenDataset:
+             source: str = "dataset", decision_weight: float = 1.0) -> TokenDataset:
     ids_out, masks_out = [], []
     too_long, truncated, unsupervised, longest = 0, 0, 0, 0
     for i, rec in enumerate(records):
@@ -120,22 +132,22 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
             unsupervised += 1
             continue
         ids_out.append(np.asarray(ids, dtype=np.int32))
-        masks_out.append(np.asarray(mask, dtype=np.float32))
+        masks_out.append(decision_weights(mask, decision_weight))
     stats = {"records": len(records), "kept": len(ids_out), "skipped_too_long": too_long,
              "truncated": truncated, "skipped_unsupervised": unsupervised, "longest_tokens": longest,
              "tokens": int(sum(len(x) for x in ids_out)),
-             "supervised_tokens": int(sum(m[1:].sum() for m in masks_out))}
+             "supervised_tokens": int(sum((m[1:] > 0).sum() for m in masks_out))}
     if not ids_out:
         raise DataError(f"{source}: no usable records ({stats}). Check the file, or raise --max-length.")
     return TokenDataset(ids_out, masks_out, stats)
 
 
 def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
-                 on_bad_record: str = "error") -> TokenDataset:
+                 on_bad_record: str = "error", decision_weight: float = 1.0) -> TokenDataset:
     records, read_stats = read_records(path, on_bad_record)
     if not records:
         raise DataError(f"dataset file {path} has no records")
-    ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path))
+    ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path), decision_weight=decision_weight)
     ds.stats.update(read_stats, records=len(records) + read_stats["bad_records"])
     return ds
 

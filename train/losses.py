@@ -1,6 +1,6 @@
 """The two training losses, with one signature: `loss(model, batch) -> (mean loss, number of supervised tokens)`.
 
-    sft_loss: mean cross-entropy over supervised tokens.
+    sft_loss: mean cross-entropy over supervised tokens (weighted by the batch's mask: see decision_weight).
     dft_loss: each supervised token's cross-entropy times its probability under the model, the probability held
               constant in the gradient (Dynamic Fine-Tuning, Wu et al. 2025: "On the Generalization of SFT").
 
@@ -52,6 +52,12 @@ def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
     return logsumexp(logits) - picked  # numpy inside nanoagent.numpy_ops.numpy_ops() on the CPU
 
 
+def token_weights(batch) -> mx.array:
+    """The loss weight of every supervised token (N,), in supervised_ce's order: 1, or the decision weight."""
+    flat = batch.mask.reshape(-1)
+    return mx.array(flat[flat > 0])
+
+
 def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
     """Cross-entropy of every supervised token (N,), and N as an array."""
     flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
@@ -84,12 +90,14 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
 
 def sft_loss(model, batch) -> tuple[mx.array, mx.array]:
     ce, n = supervised_ce(model, batch)
-    return weighted_mean(ce, sft_weights(ce), n), n
+    tw = token_weights(batch)
+    return weighted_mean(ce, sft_weights(ce) * tw, tw.sum()), n
 
 
 def dft_loss(model, batch) -> tuple[mx.array, mx.array]:
     ce, n = supervised_ce(model, batch)
-    return weighted_mean(ce, dft_weights(ce), n), n
+    tw = token_weights(batch)
+    return weighted_mean(ce, dft_weights(ce) * tw, tw.sum()), n
 
 
 LOSSES = {"sft": sft_loss, "dft": dft_loss}
