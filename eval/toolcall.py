@@ -44,9 +44,9 @@ from dataclasses import asdict, dataclass, field
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
-from eval.scoring import score_reply
 from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
 from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items, split_limit
+from nanoagent.scoring import score_reply
 
 REPLY_CHARS = 600  # reply text kept per item in the result file
 

@@ -1,4 +1,4 @@
-"""The BFCL-convention checker (eval/checker.py) on hand-made correct and incorrect answers, one group per category.
+"""The BFCL-convention checker (nanoagent/checker.py) on hand-made correct and incorrect answers, one group per category.
 
 Run: .venv/bin/python -m pytest -q tests/test_eval_checker.py
 """
@@ -6,7 +6,7 @@ Run: .venv/bin/python -m pytest -q tests/test_eval_checker.py
 import nanoagent  # noqa: F401
 import pytest
 
-from eval.checker import check_calls, normalize_string, type_matches, value_matches
+from nanoagent.checker import check_calls, normalize_string, type_matches, value_matches
 
 
 def call(name, **args):

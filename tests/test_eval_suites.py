@@ -11,7 +11,7 @@ import json
 import nanoagent  # noqa: F401
 import pytest
 
-from eval.scoring import score_reply
+from nanoagent.scoring import score_reply
 from eval.suites import (BFCL_SUITES, EvalItem, SuiteError, expand_suites, load_suite, load_valid)
 from nanoagent.toolcall import format_tool_call
 

@@ -2,11 +2,16 @@
 
     outcome = score_reply(text, item)   # {"has_call", "valid", "correct", "kind", "message", "calls"}
 
+`item` is anything with eval's item fields (eval.suites.EvalItem): `tools` (the offered specs), `answers` (BFCL
+possible-answer form), `functions` (the specs the checker reads types from) and `expect` ("calls", "no_call" or
+"any_call"). It lives in the library so eval and GRPO's tool-call rewards (nanoagent.tasks.toolcall_rewards) share
+one verdict.
+
 `has_call`: the reply tries a tool call (a <tool_call> tag is in it, broken or not).
 `valid`: the reply parses with nanoagent.toolcall.parse against the offered tools (known tool names, arguments
 fitting each JSON Schema) and holds at least one call.
-`correct`: eval.checker against the item's answers (BFCL's conventions decide accuracy). A reply the parser rejects
-is never a crash: broken structure (unclosed_tag, not_json, unknown_tool) is never correct and its `kind` is the
+`correct`: nanoagent.checker against the item's answers (BFCL's conventions decide accuracy). A reply the parser
+rejects is never a crash: broken structure (unclosed_tag, not_json, unknown_tool) is never correct and its `kind` is the
 parser's; well-formed calls whose arguments break the offered JSON Schema (bad_arguments: e.g. a value outside an
 enum, which BFCL does not check) are not `valid`, the checker still decides `correct`, and `schema_error` says why.
 
@@ -18,12 +23,11 @@ Left out: partial credit.
 
 from __future__ import annotations
 
-from eval.checker import check_calls
-from eval.suites import EvalItem
+from nanoagent.checker import check_calls
 from nanoagent.toolcall import OPEN, BadArgumentsError, ToolCallError, parse
 
 
-def score_reply(text: str, item: EvalItem) -> dict:
+def score_reply(text: str, item) -> dict:
     has_call = OPEN in text
     try:
         reply, valid = parse(text, item.tools), True

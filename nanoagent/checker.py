@@ -1,5 +1,8 @@
 """Our own checker for BFCL-style answers: does a list of parsed tool calls match the possible answers?
 
+It lives in the library because two stages share it: eval (nanoagent.scoring, eval.toolcall) decides accuracy
+with it, and GRPO's tool-call rewards (nanoagent.tasks.toolcall_rewards) reuse its verdict and value comparison.
+
 An expected answer is BFCL's possible-answer form, one dict per expected call:
 
     {"calculate_triangle_area": {"base": [10], "height": [5], "unit": ["units", ""]}}
@@ -22,7 +25,7 @@ the list means the argument may be omitted). The checks, following BFCL's publis
 no answers means "any call is right" (BFCL's live_relevance).
 
 Usage:
-    from eval.checker import check_calls
+    from nanoagent.checker import check_calls
     result = check_calls(reply.tool_calls, item.answers, item.functions)   # -> Check(correct, kind, message)
 
 Left out: BFCL's Java/JavaScript string-typed values and its executable and multi-turn (state-based) checkers.
