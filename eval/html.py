@@ -27,6 +27,7 @@ import sys
 from html import escape
 from pathlib import Path
 
+from nanoagent.atomic import write_text
 from eval.report import _cell, _pct, latest, suite_names
 from eval.results import load_runs
 
@@ -381,7 +382,7 @@ def main(argv=None) -> int:
         print(f"note: {n}", file=sys.stderr)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_text(out, text)
     print(out)
     return 0
 

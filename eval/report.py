@@ -21,6 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from nanoagent.atomic import write_text
 from eval.results import DEFAULT_DIR, load_runs
 
 START, END = "<!-- eval-table:start -->", "<!-- eval-table:end -->"
@@ -168,7 +169,7 @@ def render(runs: list[dict], out: Path) -> Path:
                      f"file{'s' if len(r.get('_files', [])) > 1 else ''} "
                      + ", ".join(f"`{f}`" for f in r.get("_files", [Path(r["_path"]).name])))
     path = out / "report.md"
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(parts) + "\n")
     return path
 
 
@@ -178,7 +179,7 @@ def update_readme(readme: Path, table: str) -> None:
         raise ValueError(f"{readme} has no {START} ... {END} block: add the two markers where the table goes")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
+    write_text(readme, f"{head}{START}\n{table}\n{END}{tail}")
 
 
 def main(argv=None) -> int:

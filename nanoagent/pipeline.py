@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.atomic import write_json
 from nanoagent.models import EMBEDDED, ModelLoadError, load
 from nanoagent.record import Record
 from nanoagent.render import render_prompt
@@ -299,7 +300,7 @@ def run_pipeline(args) -> int:
         seconds = time.perf_counter() - start
         record = {"stage": stage.name, "commands": stage.commands, "settings": stage.settings,
                   "seconds": round(seconds, 1), "status": status, "note": note, "result": result}
-        marker.write_text(json.dumps(record, indent=2) + "\n")
+        write_json(marker, record)
         rows.append((stage.name, status, seconds, note))
     _summary(rows, out, Console, Table)
     write_report(out)

@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from nanoagent import config as layered
+from nanoagent.atomic import write_text
 from nanoagent.config import ConfigError  # the error train.dft and train.grpo catch
 
 CHOICES = {
@@ -153,5 +154,5 @@ def to_dict(cfg: DFTConfig) -> dict:
 
 def save_config(cfg: DFTConfig, folder: str | Path, name: str = "config.yaml") -> Path:
     path = Path(folder) / name
-    path.write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
+    write_text(path, yaml.safe_dump(to_dict(cfg), sort_keys=False))
     return path

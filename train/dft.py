@@ -29,6 +29,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
+from nanoagent.atomic import write_json
 from train.config import ConfigError, DFTConfig, load_config, save_config
 from train.data import DataError, load_dataset, read_records
 
@@ -148,7 +149,7 @@ def run(cfg: DFTConfig) -> dict:
     if rank == 0 and prompts and cfg.validity_n and "before" not in validity:
         say(f"tool-call validity of the base model on {len(prompts)} held-out prompts ...", flush=True)
         validity["before"] = validity_of(model)
-        validity_path.write_text(json.dumps(validity, indent=2))
+        write_json(validity_path, validity)
         say(f"  before: valid {validity['before']['validity']:.3f}, accuracy {validity['before']['accuracy']:.3f} "
             f"{validity['before']['kinds']}; held-out prose perplexity {validity['before']['prose_ppl']:.1f}")
 
@@ -156,7 +157,7 @@ def run(cfg: DFTConfig) -> dict:
     n_trainable = prepare(model, cfg)
     optimizer = build_optimizer(cfg)
     if rank == 0:
-        (run_dir / "data_stats.json").write_text(json.dumps(stats, indent=2))
+        write_json(run_dir / "data_stats.json", stats)
         cfg.extra = {**cfg.extra, "world_size": world, "trainable_parameters": n_trainable,
                      "base_model_folder": str(base_folder)}
         save_config(cfg, run_dir)
@@ -181,7 +182,7 @@ def run(cfg: DFTConfig) -> dict:
         if prompts and cfg.validity_n:
             say(f"tool-call validity after training on {len(prompts)} held-out prompts ...", flush=True)
             validity["after"] = validity_of(model)
-            validity_path.write_text(json.dumps(validity, indent=2))
+            write_json(validity_path, validity)
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
                 f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
         vals = [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines())
@@ -194,7 +195,7 @@ def run(cfg: DFTConfig) -> dict:
                        accuracy_after=validity.get("after", {}).get("accuracy"),
                        prose_ppl_before=validity.get("before", {}).get("prose_ppl"),
                        prose_ppl_after=validity.get("after", {}).get("prose_ppl"))
-        (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        write_json(run_dir / "summary.json", summary)
         say(json.dumps(summary, indent=2))
     return summary
 

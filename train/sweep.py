@@ -37,6 +37,7 @@ from pathlib import Path
 
 import yaml
 
+from nanoagent.atomic import write_json, write_text
 from train.config import ConfigError, DFTConfig
 
 RESULTS = Path("train/results")
@@ -183,8 +184,8 @@ def write_summary(spec: dict) -> Path:
     folder = RESULTS / spec["name"]
     folder.mkdir(parents=True, exist_ok=True)
     summary = summarize(spec)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (folder / "summary.md").write_text(f"# Sweep {spec['name']}\n\n{table(summary)}")
+    write_json(folder / "summary.json", summary)
+    write_text(folder / "summary.md", f"# Sweep {spec['name']}\n\n{table(summary)}")
     return folder / "summary.md"
 
 

@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, generate
 from data_recipes.synthetic.stats import summarize
+from nanoagent.atomic import write_json
 from nanoagent.config import ConfigError, build_parser, load
 
 
@@ -87,8 +88,8 @@ def main(argv=None) -> int:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
             records.append(rec)
     stats = summarize(records, load_tok(cfg.tokenizer))
-    Path(str(out) + ".config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
-    Path(str(out) + ".stats.json").write_text(json.dumps(stats, indent=2) + "\n")
+    write_json(Path(str(out) + ".config.json"), dataclasses.asdict(cfg))
+    write_json(Path(str(out) + ".stats.json"), stats)
     print(json.dumps(stats, indent=2))
     print(f"wrote {len(records)} rows to {out}")
     return 0

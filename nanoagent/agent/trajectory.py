@@ -20,10 +20,10 @@ Left out: storing the workspace itself (the diff is enough to rebuild it from th
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from nanoagent.atomic import write_json
 
 FORMAT_VERSION = 1
 
@@ -78,13 +78,7 @@ class Trajectory:
 
     def save(self, path: str | Path) -> Path:
         """Write atomically (temp file + rename) so a reader never sees half a trajectory."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".traj-", suffix=".json", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, ensure_ascii=False)
-        os.replace(tmp, path)
-        return path
+        return write_json(path, self.to_dict(), indent=None, ensure_ascii=False)
 
     @classmethod
     def load(cls, path: str | Path) -> "Trajectory":

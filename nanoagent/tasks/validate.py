@@ -13,10 +13,9 @@ exits 1 when any task fails. Left out: checking that the tests are good at telli
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
+from nanoagent.atomic import write_json
 from nanoagent.tasks.evaluate import evaluate
 from nanoagent.tasks.loader import load_tasks
 from nanoagent.tasks.spec import Task, TaskError
@@ -80,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"FAIL {tid}: {p}")
     print(f"{report['passed']}/{report['tasks']} tasks valid")
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+        write_json(args.json, report)
     return 1 if report["failed"] else 0
 
 

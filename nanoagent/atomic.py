@@ -1,0 +1,41 @@
+"""Atomic file writes: the text goes to a temporary file beside the target, is flushed to disk, then renamed.
+
+A reader (or a killed writer) sees either the old file or the whole new one, never half of it. Every summary,
+result, resolved config and report the stages write goes through here.
+
+    from nanoagent.atomic import write_text, write_json
+    write_json(run_dir / "summary.json", summary)      # indent=2, trailing newline
+    write_text(out / "report.html", html)
+
+Folders that must appear whole (data builds, checkpoints, releases) are staged in a temporary folder and renamed
+by their writers; this module is for single files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write `text` to `path` atomically; the parent folder is created. Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding) as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json(path: str | Path, obj, indent: int | None = 2, **kw) -> Path:
+    """`json.dumps(obj)` (serialised before anything is written) to `path` atomically, with a trailing newline."""
+    return write_text(path, json.dumps(obj, indent=indent, **kw) + "\n")
