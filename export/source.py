@@ -51,14 +51,14 @@ def _run_dir_of(folder: Path) -> Path | None:
 
 def resolve_source(spec: str | Path) -> Source:
     """The model folder for a spec, checked for a supported architecture; ExportError otherwise."""
-    from nanoagent.models import ModelLoadError, resolve_model_path
+    from nanoagent.models import ModelLoadError, resolve_model_path, run_model_folder
 
     spec = str(spec)
     path = Path(spec).expanduser()
     run_dir = None
     if path.is_dir() and not (path / "config.json").is_file():
-        if (path / "model" / "config.json").is_file():
-            run_dir, path = path, path / "model"
+        if run_model_folder(path) != path:
+            run_dir, path = path, run_model_folder(path)
         elif (path / "adapter_config.json").is_file() or (path / "adapters.safetensors").is_file():
             raise ExportError(f"{spec} holds LoRA adapters, not a model: fuse them into the base model first "
                               "(`mlx_lm.fuse`, or use the trainer's final RUN/model folder)")

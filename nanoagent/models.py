@@ -127,12 +127,22 @@ def _looks_like_hub_id(spec: str) -> bool:
     return len(parts) == 2 and all(parts) and not spec.startswith((".", "/", "~"))
 
 
+def run_model_folder(path: str | Path) -> Path:
+    """A training run folder (no config.json, but a final `model/config.json`) stands for its model; any other
+    path is returned as it is. `runs/NAME` then works wherever a model folder does."""
+    path = Path(path).expanduser()
+    if path.is_dir() and not (path / "config.json").is_file() and (path / "model" / "config.json").is_file():
+        return path / "model"
+    return path
+
+
 def resolve_model_path(spec: str | Path = EMBEDDED) -> Path:
-    """The local HF/MLX folder for a spec, converting or downloading as needed."""
+    """The local HF/MLX folder for a spec (a training run folder means its model/), converting or downloading as
+    needed."""
     spec_str = str(spec)
     if spec_str == EMBEDDED:
         return converted_folder(embedded_gguf())
-    path = Path(spec_str).expanduser()
+    path = run_model_folder(spec_str)
     if path.is_file() and path.suffix == ".gguf":
         return converted_folder(path)
     if path.is_dir():

