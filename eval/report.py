@@ -4,6 +4,7 @@ Run:
     python -m eval.report                                   # eval/results -> eval/results/report/
     python -m eval.report --results eval/results --out /tmp/report --labels base-gguf,dft-gguf
     python -m eval.report --readme README.md                # also refresh the README's table (between markers)
+    python -m eval.report --results eval/results/quality --quality-readme README.md   # the quality-run table
 
 For each (kind, label) each suite's latest result is used (`--all-runs` keeps every run apart). Written to `--out`: `report.md`
 (tool-calling accuracy per suite with 95% intervals; call and schema-valid rates; coding resolved rate, pass@k,
@@ -22,9 +23,11 @@ import sys
 from pathlib import Path
 
 from nanoagent.atomic import write_text
+from nanoagent.bfcl_table import bfcl_table
 from eval.results import DEFAULT_DIR, load_runs
 
 START, END = "<!-- eval-table:start -->", "<!-- eval-table:end -->"
+QUALITY_MARKERS = ("<!-- quality-table:start -->", "<!-- quality-table:end -->")
 
 
 def latest(runs: list[dict]) -> list[dict]:
@@ -173,13 +176,13 @@ def render(runs: list[dict], out: Path) -> Path:
     return path
 
 
-def update_readme(readme: Path, table: str) -> None:
+def update_readme(readme: Path, table: str, start: str = START, end: str = END) -> None:
     text = readme.read_text(encoding="utf-8")
-    if START not in text or END not in text or text.index(START) > text.index(END):
-        raise ValueError(f"{readme} has no {START} ... {END} block: add the two markers where the table goes")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    write_text(readme, f"{head}{START}\n{table}\n{END}{tail}")
+    if start not in text or end not in text or text.index(start) > text.index(end):
+        raise ValueError(f"{readme} has no {start} ... {end} block: add the two markers where the table goes")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    write_text(readme, f"{head}{start}\n{table}\n{end}{tail}")
 
 
 def main(argv=None) -> int:
@@ -189,6 +192,9 @@ def main(argv=None) -> int:
     p.add_argument("--labels", default=None, help="only these run labels, comma-separated")
     p.add_argument("--all-runs", action="store_true", help="every run, not only the latest per label")
     p.add_argument("--readme", default=None, help="file whose eval-table block gets the accuracy table")
+    p.add_argument("--quality-readme", default=None,
+                   help="file whose quality-table block gets the BFCL table (suites as rows, the runs' accuracy "
+                        "with 95%% intervals, schema-valid and call rates, targets and published anchors)")
     args = p.parse_args(argv)
     try:
         runs, skipped = load_runs(args.results)
@@ -213,6 +219,13 @@ def main(argv=None) -> int:
         tool = [r for r in runs if r["kind"] == "toolcall"]
         try:
             update_readme(Path(args.readme), toolcall_table(tool) if tool else coding_table(runs))
+        except (OSError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    if args.quality_readme:
+        tool = [r for r in runs if r["kind"] == "toolcall"]
+        try:
+            update_readme(Path(args.quality_readme), bfcl_table(tool, detail=True, targets=True), *QUALITY_MARKERS)
         except (OSError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import yaml
 
+from nanoagent.bfcl_table import bfcl_table
+
 REQUIRED_KEYS = ("license", "base_model", "base_model_relation", "datasets", "tags", "pipeline_tag", "library_name")
 
 
@@ -58,37 +60,9 @@ def missing_keys(meta: dict | None) -> list[str]:
     return [k for k in REQUIRED_KEYS if k not in meta or (k != "datasets" and not meta[k])]
 
 
-# Published BFCL (non-live AST) accuracies of small tool-callers, for the card's comparison (issue 15's anchors).
-ANCHORS = {
-    "FunctionGemma 270M": {"simple_python": 61.6, "multiple": 63.5, "parallel": 39.0, "parallel_multiple": 29.5,
-                           "irrelevance": 73.7},
-    "Granite-4.0-350M": {"simple_python": 61.7, "multiple": 84.5, "parallel": 70.0, "parallel_multiple": 55.5,
-                         "irrelevance": 60.8},
-    "Qwen2.5-0.5B-Instruct": {"simple_python": 61.2, "multiple": 78.0, "parallel": 60.0, "parallel_multiple": 50.0,
-                              "irrelevance": 46.2},
-}
-
-
 def toolcall_runs(evals: dict) -> list[dict]:
     """The eval.toolcall result files among `evals` (file name -> parsed JSON)."""
     return [r for r in evals.values() if isinstance(r, dict) and r.get("kind") == "toolcall" and r.get("suites")]
-
-
-def bfcl_table(runs: list[dict]) -> str:
-    """Markdown: one row per suite, per run label "accuracy (schema-valid)" in %, then the anchors."""
-    suites = list(dict.fromkeys(s for r in runs for s in r["suites"]))
-    head = ["suite", "n"] + [f"{r['label']} ({r.get('model', {}).get('backend', '') or 'model'})" for r in runs]
-    head += list(ANCHORS)
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for s in suites:
-        ns = {r["suites"][s]["metrics"].get("n") for r in runs if s in r["suites"]}
-        cells = [s, "/".join(str(n) for n in sorted(n for n in ns if n is not None))]
-        for r in runs:
-            m = r["suites"].get(s, {}).get("metrics")
-            cells.append(f"{100 * m['accuracy']:.1f} ({100 * m['valid_rate']:.0f})" if m else "-")
-        cells += [f"{ANCHORS[a][s]:.1f}" if s in ANCHORS[a] else "-" for a in ANCHORS]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def _table(rows: list[tuple[str, str]]) -> str:

@@ -116,6 +116,16 @@ def test_main_writes_a_versioned_result_and_the_report_renders(valid_file, tmp_p
     text = readme.read_text()
     assert text.startswith("intro\n") and text.endswith("rest\n") and "old" not in text and "| dft |" in text
 
+    # the quality block: suites as rows, one column per run, the interval, rates, target and anchors
+    readme.write_text("x\n<!-- quality-table:start -->\nold\n<!-- quality-table:end -->\ny\n")
+    assert report.main(["--results", str(out), "--out", str(tmp_path / "rep"), "--quality-readme", str(readme)]) == 0
+    rows = readme.read_text().splitlines()
+    assert rows[2].startswith("| suite | n | base | dft | target | FunctionGemma 270M |")
+    assert rows[4] == (f"| valid:{valid_file} | 4 | " + "50.0 (0.0-100.0); valid 50%, calls 75% | " * 2 + "- | - | - | - |")
+    assert "old" not in readme.read_text() and rows[-1] == "y"
+    readme.write_text("no markers\n")
+    assert report.main(["--results", str(out), "--out", str(tmp_path / "rep"), "--quality-readme", str(readme)]) == 2
+
 
 def test_report_errors(tmp_path, capsys):
     assert report.main(["--results", str(tmp_path / "none")]) == 2
