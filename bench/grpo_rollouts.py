@@ -70,11 +70,12 @@ def main(argv=None):
     from nanoagent.tasks import load_tasks
     from train.grpo import train_step
     from train.grpo_config import GRPOConfig, check
-    from train.trainer import build_optimizer
+    from train.trainer import build_optimizer, compiled_update
     from train.tuning import prepare
 
     cfg = check(GRPOConfig(model=args.model, group_size=args.group_size, max_turns=1, tasks_per_step=1,
-                           max_tokens_per_turn=args.max_tokens, save_trajectories=False, progress=False))
+                           max_tokens_per_turn=args.max_tokens, save_trajectories=False, progress=False,
+                           task_mix={"coding": 1.0}))
     task = next(t for t in load_tasks("coding") if t.id == args.task)
     model, tok = load(args.model)
     backend = MLXBackend(model, tok)
@@ -85,10 +86,11 @@ def main(argv=None):
 
     prepare(model, cfg)
     optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": args.steps * cfg.inner_steps}))
+    apply_update = compiled_update(model, optimizer, cfg.grad_clip)
     steps = []
     with tempfile.TemporaryDirectory() as d:
         for s in range(args.steps):
-            info = train_step(s, model, optimizer, backend, [task], cfg, d)
+            info = train_step(s, model, optimizer, apply_update, backend, {"coding": [task]}, cfg, d)
             steps.append({k: info[k] for k in ("rollout_s", "update_s", "tokens_generated", "loss_tokens",
                                                "zero_adv_share", "reward_mean", "valid_call_rate", "test_pass_rate",
                                                "skipped_update")})

@@ -16,8 +16,10 @@ from train.config import ConfigError
 from train.grpo import main, run
 from train.grpo_config import load_grpo_config
 
+# coding tasks only (the tool-call family and the mix: tests/test_grpo_toolcall.py)
 TINY = ["--steps", "2", "--group-size", "2", "--tasks-per-step", "1", "--max-turns", "1",
-        "--max-tokens-per-turn", "8", "--save-every", "1", "--no-progress", "--inner-steps", "2"]
+        "--max-tokens-per-turn", "8", "--save-every", "1", "--no-progress", "--inner-steps", "2",
+        "--task-mix", "coding=1"]
 
 
 @pytest.mark.parametrize("argv,match", [
@@ -76,9 +78,10 @@ def test_tiny_run_updates_saves_and_resumes(tmp_path, monkeypatch):
     train_rows = [r for r in rows if r["kind"] == "train"]
     assert [r["step"] for r in train_rows] == [1, 2]
     assert all(not r["skipped_update"] and r["loss_tokens"] > 0 and r["zero_adv_share"] == 0 for r in train_rows)
-    for key in ("reward_tests_mean", "reward_valid_calls_std", "valid_call_rate", "test_pass_rate",
-                "tokens_generated", "rollout_s", "update_s"):
+    for key in ("reward_coding_tests_mean", "reward_coding_valid_calls_std", "valid_call_rate", "test_pass_rate",
+                "tokens_generated", "rollout_s", "update_s", "coding_zero_adv_share"):
         assert key in train_rows[0]
+    assert train_rows[0]["coding_groups"] == 1 and not any(k.startswith("reward_toolcall") for k in train_rows[0])
     assert (run_dir / "grpo.png").stat().st_size > 0 and (run_dir / "config.yaml").is_file()
     traj_lines = (run_dir / "trajectories" / "step_0000001.jsonl").read_text().splitlines()
     assert len(traj_lines) == 2 and "trajectory" in json.loads(traj_lines[0])

@@ -1,24 +1,34 @@
-"""`python -m train.grpo`: GRPO in MLX with the two-tool agent in the loop, on repo-local coding tasks.
+"""`python -m train.grpo`: GRPO in MLX on two task families: single-turn tool-call tasks from our own data, and
+repo-local coding tasks with the two-tool agent in the loop.
 
-    python -m train.grpo                                   # newest DFT run's model (else embedded), default tasks
+    python -m train.grpo                                   # newest DFT run's model (else embedded), both families
     python -m train.grpo --steps 3 --group-size 2 --tasks-per-step 1 --run-dir runs/grpo-try
+    python -m train.grpo --task-mix toolcall=1,coding=0 --toolcall-tasks data/mine/valid.jsonl
     python -m train.grpo --config grpo.yaml --loss dr_grpo --beta 0.02 --eval-n 9
     python -m train.grpo --run-dir runs/grpo-try           # again after a kill: resumes from the last checkpoint
 
-Order, so bad input fails before any rollout: config (unknown keys, group size < 2, weights not numbers) -> task
-sets (malformed or empty) -> model (a clear error when it can't be loaded) -> optional held-out evaluation ->
-LoRA -> steps. Each step: pick `tasks_per_step` tasks (a pure function of seed and step, so resume continues the
-same stream), roll out a group of `group_size` per task (train/grpo_rollout.py), reward them
-(nanoagent.tasks.rewards), group-normalised advantages, then `inner_steps` optimiser steps on the clipped objective
-(train/grpo_loss.py) against the log-probs recorded at sampling time. Groups whose rewards are all equal are left
-out of the update and counted; the loss averages over the rollouts that carry signal.
+Order, so bad input fails before any rollout: config (unknown keys, group size < 2, weights not numbers, unknown
+task families or reward parts) -> task sets of the families in the mix (malformed or empty; a tool-call task whose
+expected call breaks its own tools' schemas is named; data/default/valid.jsonl is built first when missing, as
+train.dft does) -> model (a clear error when it can't be loaded) -> optional held-out coding evaluation -> LoRA ->
+steps. Each step: pick `tasks_per_step` groups, each one family's task, the family drawn by `task_mix` (a pure
+function of seed and step, so resume continues the same stream); roll out `group_size` per task: for a tool-call
+task one sampled reply each, batched (train/grpo_toolcall.py, rewards nanoagent.tasks.toolcall_rewards), for a
+coding task an agent run each (train/grpo_rollout.py, rewards nanoagent.tasks.rewards); group-normalised
+advantages, then `inner_steps` optimiser steps on the clipped objective (train/grpo_loss.py) against the log-probs
+recorded at sampling time. Groups whose rewards are all equal are left out of the update and counted; the loss
+averages over the rollouts that carry signal.
 
-The run folder: config.yaml (resolved), metrics.jsonl (one line per step: reward mean/std per component, valid-call
-rate, test pass rate, tokens generated, rollout and update seconds, zero-advantage share, crashed or timed-out
-rollouts (reward 0), loss, clip fraction),
-trajectories/step_NNNNNNN.jsonl (every rollout's turns, diff, rewards), checkpoints/, eval.json (before/after on
-held-out tasks when --eval-n > 0), grpo.png, summary.json, model/ (fused, loadable by mlx_lm.load and export).
-Left out: multi-process data parallelism, rollouts on a separate inference server.
+The run folder: config.yaml (resolved), metrics.jsonl (one line per step: reward mean/std; per family in the mix
+its groups, zero-advantage share, reward mean and every reward part's mean/std as reward_FAMILY_PART_mean/_std,
+None when the family had no group that step; the coding valid-call and test pass rates; tokens generated, rollout
+and update seconds, zero-advantage share, crashed rollouts (reward 0), loss, clip fraction),
+trajectories/step_NNNNNNN.jsonl (one line per rollout with its family, rewards and advantage: a coding rollout's
+turns and diff, a tool-call rollout's reply, expected calls and eval's verdict kind), checkpoints/, eval.json
+(before/after on held-out coding tasks when --eval-n > 0), grpo.png, summary.json, model/ (fused, loadable by
+mlx_lm.load and export).
+Left out: multi-process data parallelism, rollouts on a separate inference server, a held-out tool-call evaluation
+inside the run (eval.toolcall on the result does that).
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from types import SimpleNamespace
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from train.config import ConfigError
-from train.grpo_config import GRPOConfig, load_grpo_config, save_grpo_config
+from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, save_grpo_config
 
 
 def is_dft_run(run: Path) -> bool:
@@ -62,18 +72,18 @@ def resolve_model_spec(cfg: GRPOConfig) -> str:
     return str(newest) if newest else "embedded"
 
 
-def pick_tasks(tasks, k: int, seed: int, step: int):
+def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int, step: int) -> list[tuple]:
+    """`k` (family, task) pairs for one step: each slot's family drawn by the `mix` weights (families without tasks
+    left out), then distinct tasks within each family. A pure function of (seed, step), so a resumed run continues
+    the same stream; with a single family it draws exactly what the coding-only trainer drew."""
     rng = random.Random(seed * 1_000_003 + step)
-    return rng.sample(tasks, min(k, len(tasks)))
-
-
-def compact(traj) -> dict:
-    """A trajectory without its token ids (they are large); replies, tool results and the diff stay."""
-    d = traj.to_dict()
-    for s in d["steps"]:
-        for key in ("prompt_ids", "completion_ids", "logprobs", "mask"):
-            s.pop(key, None)
-    return d
+    names = [f for f, w in mix.items() if w > 0 and pools.get(f)]
+    if len(names) == 1:
+        counts = {names[0]: k}
+    else:
+        drawn = rng.choices(names, weights=[mix[f] for f in names], k=k)
+        counts = {f: drawn.count(f) for f in names}
+    return [(f, task) for f in names if counts[f] for task in rng.sample(pools[f], min(counts[f], len(pools[f])))]
 
 
 def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
@@ -109,70 +119,92 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
             "clip_fraction": sum(c * w for c, w in clips) / n}
 
 
-def train_step(step, model, optimizer, apply_update, backend, tasks, cfg, run_dir, ref_model=None) -> dict:
-    import numpy as np
+def family_metrics(groups, cfg) -> dict:
+    """Per family in the mix: groups this step, their zero-advantage share, total reward and each reward part
+    (mean and std over the family's rollouts); None where the family had no group this step, so every line of
+    metrics.jsonl has the same keys."""
+    from nanoagent.tasks.rewards import REWARDS
+    from nanoagent.tasks.toolcall_rewards import PARTS
 
-    from train.grpo_loss import group_advantages, make_batches, trajectory_samples
-    from train.grpo_rollout import rollout_group, score_group
+    names = {"coding": list(REWARDS), "toolcall": list(PARTS)}
+    out = {}
+    for family in (f for f in FAMILIES if cfg.task_mix.get(f)):
+        gs = [g for g in groups if g.family == family]
+        totals = [x for g in gs for x in g.totals]
+        out[f"{family}_groups"] = len(gs)
+        out[f"{family}_zero_adv_share"] = sum(g.zero for g in gs) / len(gs) if gs else None
+        out[f"reward_{family}_mean"] = mean(totals)
+        for part in names[family]:
+            vals = [x for g in gs for x in g.parts.get(part, [])]
+            out[f"reward_{family}_{part}_mean"], out[f"reward_{family}_{part}_std"] = mean(vals), std(vals)
+    return out
+
+
+def mean(xs) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def std(xs) -> float | None:
+    m = mean(xs)
+    return (sum((x - m) ** 2 for x in xs) / len(xs)) ** 0.5 if xs else None
+
+
+def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model=None) -> dict:
+    """One step: pick the groups (pick_groups), roll out and score each by its family, save the rollouts, update."""
+    from train.grpo_loss import make_batches
+    from train.grpo_rollout import coding_group
+    from train.grpo_toolcall import toolcall_group
 
     t0 = time.perf_counter()
-    samples, records, parts_all, totals_all = [], [], {}, []
-    zero_groups = crashed = errors = truncated_dropped = tokens = 0
-    for gi, task in enumerate(pick_tasks(tasks, cfg.tasks_per_step, cfg.seed, step)):
-        trajs, error = rollout_group(backend, task, cfg, seed=cfg.seed * 1_000_003 + step * 101 + gi)
-        errors += bool(error)
-        scored = score_group(trajs, task, cfg.rewards)
-        crashed += scored["crashed"]
-        adv, zero = group_advantages(scored["totals"], scale_std=cfg.loss == "grpo")
-        zero_groups += zero
-        totals_all += scored["totals"]
-        for name, vals in scored["parts"].items():
-            parts_all.setdefault(name, []).extend(vals)
-        for i, traj in enumerate(trajs):
-            rec = {"task": task.id, "rollout": i, "reward": scored["totals"][i], "advantage": adv[i],
-                   "parts": {n: v[i] for n, v in scored["parts"].items()}, "error": error}
-            if traj is not None:
-                tokens += traj.tokens["completion"]
-                rec["outcome"] = scored["outcomes"][i].to_dict() if scored["outcomes"][i] else None
-                rec["trajectory"] = compact(traj)
-                if not zero and adv[i] != 0.0:
-                    try:
-                        s = trajectory_samples(traj, adv[i], rollout=len(records))
-                    except ValueError as e:  # no ids/log-probs: logged, left out of the loss
-                        rec["error"] = rec["error"] or str(e)
-                        errors += 1
-                        s = []
-                    if cfg.mask_truncated and s and s[0].truncated:
-                        truncated_dropped += 1
-                    else:
-                        samples += s
-            records.append(rec)
+    groups = []
+    for gi, (family, task) in enumerate(pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step)):
+        run_group = coding_group if family == "coding" else toolcall_group
+        groups.append(run_group(backend, task, cfg, seed=cfg.seed * 1_000_003 + step * 101 + gi,
+                                first_rollout=sum(len(g.records) for g in groups)))
+    samples = [s for g in groups for s in g.samples]
     rollout_s = time.perf_counter() - t0
     if cfg.save_trajectories:
         folder = Path(run_dir) / "trajectories"
         folder.mkdir(parents=True, exist_ok=True)
         with (folder / f"step_{step + 1:07d}.jsonl").open("w") as f:
-            for rec in records:
+            for rec in (r for g in groups for r in g.records):
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     t1 = time.perf_counter()
     upd = {"loss": 0.0, "loss_last": 0.0, "grad_norm": 0.0, "clip_fraction": 0.0, "skipped_update": True}
     if samples:
-        budget = cfg.max_turns * cfg.max_tokens_per_turn
+        budget = max(cfg.max_turns * cfg.max_tokens_per_turn if cfg.task_mix.get("coding") else 0,
+                     cfg.toolcall_max_tokens if cfg.task_mix.get("toolcall") else 0)
         batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
         upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False}
     update_s = time.perf_counter() - t1
-    groups = max(min(cfg.tasks_per_step, len(tasks)), 1)
-    info = {"step": step + 1, "reward_mean": float(np.mean(totals_all)), "reward_std": float(np.std(totals_all)),
-            **{f"reward_{n}_mean": float(np.mean(v)) for n, v in parts_all.items()},
-            **{f"reward_{n}_std": float(np.std(v)) for n, v in parts_all.items()},
-            "valid_call_rate": float(np.mean(parts_all["valid_calls"])),
-            "test_pass_rate": float(np.mean(parts_all["tests"])),
+    totals = [x for g in groups for x in g.totals]
+    coding = [g for g in groups if g.family == "coding"]
+    tokens = sum(g.tokens for g in groups)
+    zero_groups = sum(g.zero for g in groups)
+    return {"step": step + 1, "reward_mean": mean(totals) or 0.0, "reward_std": std(totals) or 0.0,
+            **family_metrics(groups, cfg),
+            # the coding family's rates (None on a step without a coding group)
+            "valid_call_rate": mean([x for g in coding for x in g.parts["valid_calls"]]),
+            "test_pass_rate": mean([x for g in coding for x in g.parts["tests"]]),
             "tokens_generated": tokens, "rollout_s": round(rollout_s, 3), "update_s": round(update_s, 3),
             "rollout_tokens_per_s": tokens / max(rollout_s, 1e-9), "zero_adv_groups": zero_groups,
-            "zero_adv_share": zero_groups / groups, "crashed_rollouts": crashed, "group_errors": errors,
-            "truncated_dropped": truncated_dropped, "loss_tokens": int(sum(sum(s.mask) for s in samples)),
-            "lr": float(optimizer.learning_rate), **upd}
-    return info
+            "zero_adv_share": zero_groups / max(len(groups), 1), "crashed_rollouts": sum(g.crashed for g in groups),
+            "group_errors": sum(g.errors for g in groups),
+            "truncated_dropped": sum(g.truncated_dropped for g in groups),
+            "loss_tokens": int(sum(sum(s.mask) for s in samples)), "lr": float(optimizer.learning_rate), **upd}
+
+
+def load_pools(cfg: GRPOConfig) -> dict[str, list]:
+    """Each family's tasks, for the families the mix uses; TaskError for a bad or empty source, before any model."""
+    from nanoagent.tasks import load_tasks
+    from train.grpo_toolcall import load_toolcall_tasks
+
+    pools = {}
+    if cfg.task_mix.get("toolcall"):
+        pools["toolcall"] = load_toolcall_tasks(cfg.toolcall_tasks)
+    if cfg.task_mix.get("coding"):
+        pools["coding"] = load_tasks(cfg.tasks)
+    return pools
 
 
 def run(cfg: GRPOConfig) -> dict:
@@ -187,13 +219,15 @@ def run(cfg: GRPOConfig) -> dict:
     from train.trainer import build_optimizer, compiled_update
     from train.tuning import prepare, save_final
 
-    tasks = load_tasks(cfg.tasks)  # TaskError before any model loads
+    pools = load_pools(cfg)  # TaskError before any model loads
     eval_tasks = load_tasks(cfg.eval_tasks)[:cfg.eval_n] if cfg.eval_n else []
     run_dir = Path(cfg.run_dir or Path("runs") / time.strftime("grpo-%Y%m%d-%H%M%S"))
     cfg.run_dir = str(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     spec = resolve_model_spec(cfg)
-    print(f"model {spec}; {len(tasks)} training tasks ({cfg.tasks}); run folder {run_dir}", flush=True)
+    sources = {"toolcall": cfg.toolcall_tasks, "coding": cfg.tasks}
+    mix = ", ".join(f"{f} {cfg.task_mix[f]:g}: {len(p)} tasks ({sources[f]})" for f, p in pools.items())
+    print(f"model {spec}; task mix {mix}; run folder {run_dir}", flush=True)
     model, tokenizer = load(spec)
     base_folder = resolve_model_path(spec)
     ref_model = None
@@ -225,7 +259,7 @@ def run(cfg: GRPOConfig) -> dict:
             print(f"resumed at step {step} from {restored['path']}", flush=True)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
-                 "trainable_parameters": n_trainable, "training_tasks": len(tasks)}
+                 "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_grpo_config(cfg, run_dir)
     metrics = run_dir / "metrics.jsonl"
     if metrics.exists():  # drop lines of steps a killed run did after its last checkpoint
@@ -234,15 +268,16 @@ def run(cfg: GRPOConfig) -> dict:
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
     while step < cfg.steps:
-        info = train_step(step, model, optimizer, apply_update, backend, tasks, cfg, run_dir, ref_model)
+        info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model)
         step += 1
         rollout_s += info["rollout_s"]
         update_s += info["update_s"]
         with metrics.open("a") as f:
             f.write(json.dumps({"kind": "train", "time": round(time.time(), 3), **info}) + "\n")
         bar.update(1)
-        bar.set_postfix(reward=f"{info['reward_mean']:.2f}", valid=f"{info['valid_call_rate']:.2f}",
-                        passed=f"{info['test_pass_rate']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False)
+        bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
+                        **{k: f"{info[m]:.2f}" for k, m in (("call", "reward_toolcall_correct_mean"),
+                                                            ("passed", "test_pass_rate")) if info.get(m) is not None})
         if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
             path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
             with metrics.open("a") as f:
@@ -273,10 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     from nanoagent.models import ModelLoadError
     from nanoagent.tasks import TaskError
     from train.checkpoint import CheckpointError
+    from train.data import DataError
 
     try:
         run(load_grpo_config(argv))
-    except (ConfigError, TaskError, ModelLoadError, CheckpointError) as e:
+    except (ConfigError, TaskError, DataError, ModelLoadError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -1,12 +1,17 @@
 """The config of the GRPO stage: one dataclass, defaults < YAML (`--config`) < command-line flags.
 
     cfg = load_grpo_config(["--config", "grpo.yaml", "--steps", "5", "--rewards", "tests=1,valid_calls=0.5"])
+    cfg = load_grpo_config(["--task-mix", "toolcall=1,coding=0", "--toolcall-tasks", "data/mine/valid.jsonl"])
 
-Every setting is checked before any model loads: unknown keys (with the closest valid one), values of the wrong
-type, a group size below 2, reward weights that are not numbers, an empty task set. The resolved config is
-written to the run folder as `config.yaml`. Defaults are sized for a 2-core CPU and the 135M model: 2 tasks x 4
-rollouts per step, 3 turns of at most 128 tokens. The layering is nanoagent/config.py; this module adds the fields,
-the reward-weight parser and the checks. Left out: nested or dotted keys (the config is flat on purpose).
+Two task families share the run: `toolcall` (single-turn tool-call tasks from our own data, train/grpo_toolcall.py)
+and `coding` (the agent in the loop on repo-local coding tasks); `task_mix` weighs them, `toolcall_rewards` and
+`rewards` weigh each family's reward parts. Every setting is checked before any model loads: unknown keys (with the
+closest valid one), values of the wrong type, a group size below 2, weights that are not numbers, an unknown family
+or reward part, all-zero weights, an empty task set. The resolved config is written to the run folder as
+`config.yaml`. Defaults are sized for a 2-core CPU and the 135M model: 2 groups x 4 rollouts per step, a coding
+rollout 3 turns of at most 128 tokens, a tool-call reply at most 256 tokens. The layering is nanoagent/config.py;
+this module adds the fields, the weight parser and the checks. Left out: nested or dotted keys (the config is flat
+on purpose).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -22,13 +28,20 @@ from nanoagent import config as layered
 from train.config import ConfigError
 
 CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
+FAMILIES = ("toolcall", "coding")  # task families a step's groups are drawn from (task_mix)
 
 
 @dataclass
 class GRPOConfig:
     # what to train, on what
     model: str | None = None          # None: newest DFT/SFT run's runs/*/model, else "embedded"; or folder / Hub id
-    tasks: str = "train"              # nanoagent.tasks.load_tasks source for rollouts
+    # task families: each of a step's `tasks_per_step` groups is one family's task, the family drawn by these weights
+    # (0 leaves a family out, its tasks are not even loaded). Tool-call tasks give a 135M model graded signal where
+    # coding tasks almost never pass (their groups are mostly all-zero), so they get most of the groups.
+    task_mix: dict = field(default_factory=lambda: {"toolcall": 0.7, "coding": 0.3})
+    tasks: str = "train"              # coding tasks: nanoagent.tasks.load_tasks source for rollouts
+    toolcall_tasks: str = "valid"     # tool-call tasks: "valid" (data/default/valid.jsonl, built like train.dft if
+    #                                   missing) or JSONL files of records, comma-separated (train/grpo_toolcall.py)
     eval_tasks: str = "held-out"      # source for the before/after evaluation
     eval_n: int = 0                   # held-out tasks evaluated (greedy, one rollout each) before and after; 0: off
     run_dir: str | None = None        # None: runs/grpo-<time>
@@ -43,9 +56,18 @@ class GRPOConfig:
     top_p: float = 1.0
     rollout_wall_time: float = 300.0  # seconds per group
     command_timeout: float = 10.0
-    # rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one named is logged
+    toolcall_max_tokens: int = 256    # one tool-call reply (parallel calls need room: about 50-70 tokens per call)
+    # coding rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one is logged
     rewards: dict = field(default_factory=lambda: {"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1,
                                                    "patch_similarity": 0.0})
+    # tool-call rewards: part -> weight (nanoagent.tasks.toolcall_rewards.PARTS); every part is logged. Values weigh
+    # most: they are where the model fails eval (unnormalised numbers, invented optional arguments) and they carry
+    # the names with them. Names next, then the structure-level parts; format stays small because it saturates
+    # early and would otherwise pay for a well-formed wrong call almost as much as for a right one (ToolRL's
+    # finding). `correct` (eval's exact verdict, Tool-N1's binary reward) is 0 by default: the parts already sum to
+    # the same ranking with a graded signal, and a 135M model is rarely exactly right early on.
+    toolcall_rewards: dict = field(default_factory=lambda: {"format": 0.2, "tool_name": 0.3, "arg_names": 0.2,
+                                                            "arg_values": 0.5, "call_count": 0.2, "correct": 0.0})
     # objective
     loss: str = "grpo"                # grpo: (r - mean) / std, token mean per sequence; dr_grpo: r - mean, token sum
     clip_eps: float = 0.2
@@ -80,36 +102,38 @@ class GRPOConfig:
     extra: dict = field(default_factory=dict, repr=False)
 
 
-def parse_weights(value) -> dict:
+def parse_weights(value, key: str = "rewards") -> dict:
     """`tests=1,valid_calls=0.2` (flag) or a mapping (YAML) -> dict; the numbers are checked by check()."""
     if isinstance(value, dict):
         return dict(value)
     if not isinstance(value, str):
-        raise ConfigError(f"config key 'rewards': {value!r} must be a mapping like tests=1,valid_calls=0.2")
+        raise ConfigError(f"config key {key!r}: {value!r} must be a mapping like name=1,other=0.2")
     out = {}
     for part in filter(None, (p.strip() for p in value.split(","))):
         name, sep, w = part.partition("=")
         if not sep:
-            raise ConfigError(f"config key 'rewards': {part!r} must be name=weight, e.g. tests=1")
+            raise ConfigError(f"config key {key!r}: {part!r} must be name=weight, e.g. {name.strip() or 'name'}=1")
         try:
             out[name.strip()] = float(w)
         except ValueError:
-            raise ConfigError(f"config key 'rewards': weight {w.strip()!r} for {name.strip()!r} is not a number") \
+            raise ConfigError(f"config key {key!r}: weight {w.strip()!r} for {name.strip()!r} is not a number") \
                 from None
     return out
 
 
-PARSERS = {"rewards": parse_weights}  # read instead of the plain type coercion (a flag gives name=weight,...)
+# read instead of the plain type coercion (a flag gives name=weight,...)
+PARSERS = {key: partial(parse_weights, key=key) for key in ("rewards", "task_mix", "toolcall_rewards")}
 
 
 def check(cfg: GRPOConfig) -> GRPOConfig:
+    from nanoagent.tasks import toolcall_rewards
     from nanoagent.tasks.rewards import check_weights
 
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")
     for key in ("steps", "tasks_per_step", "max_turns", "max_tokens_per_turn", "context_limit", "inner_steps",
-                "micro_batch", "lora_rank"):
+                "micro_batch", "lora_rank", "toolcall_max_tokens"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     if cfg.group_size < 2:
@@ -117,10 +141,13 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
                           "so it needs at least 2 (use 4-8)")
     if cfg.learning_rate <= 0 or cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0:
         raise ConfigError("learning_rate and clip_eps must be positive; beta, temperature and eval_n at least 0")
-    try:
-        cfg.rewards = check_weights(cfg.rewards)
-    except ValueError as e:
-        raise ConfigError(f"config key 'rewards': {e}") from None
+    checks = {"rewards": check_weights, "toolcall_rewards": toolcall_rewards.check_weights,
+              "task_mix": lambda w: check_weights(w, FAMILIES, "task family", negative=False)}
+    for key, check_one in checks.items():
+        try:
+            setattr(cfg, key, check_one(getattr(cfg, key)))
+        except ValueError as e:
+            raise ConfigError(f"config key {key!r}: {e}") from None
     return cfg
 
 

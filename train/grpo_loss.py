@@ -2,6 +2,7 @@
 
     adv, zero = group_advantages([0.0, 1.0, 1.0, 0.0], scale_std=True)     # GRPO; scale_std=False: Dr.GRPO
     samples = trajectory_samples(traj, advantage)                          # exact sampled ids + their log-probs
+    sample = completion_sample(prompt_ids, completion_ids, logprobs, adv)  # one prompt + one reply (tool-call task)
     batches = make_batches(samples, micro_batch=4, norm="sequence")        # normalisation constants baked in
     loss = grpo_loss(model, batch, clip_eps=0.2, beta=0.0)                 # differentiable, sums over batches
 
@@ -48,6 +49,15 @@ class Sample:
     advantage: float
     truncated: bool = False        # a reply was cut at max_tokens
     rollout: int = -1              # index of the rollout it came from
+
+
+def completion_sample(prompt_ids: list[int], completion_ids: list[int], logprobs: list[float], advantage: float,
+                      truncated: bool = False, rollout: int = -1) -> Sample:
+    """One prompt and one sampled reply (a tool-call task's rollout): the reply's tokens carry the loss."""
+    if len(logprobs) != len(completion_ids):
+        raise ValueError(f"{len(completion_ids)} sampled ids but {len(logprobs)} log-probs: GRPO needs one per id")
+    return Sample(list(prompt_ids) + list(completion_ids), [0] * len(prompt_ids) + [1] * len(completion_ids),
+                  [0.0] * len(prompt_ids) + [float(x) for x in logprobs], advantage, truncated, rollout)
 
 
 def _pieces(traj) -> list[tuple[list[int], list[int], list[float]]]:

@@ -1,4 +1,4 @@
-"""The GRPO run's plot: `grpo.png` from `metrics.jsonl` (rewards, valid-call and pass rates, signal, time).
+"""The GRPO run's plot: `grpo.png` from `metrics.jsonl` (rewards per family and part, rates, signal, time).
 
     plot(run_dir / "metrics.jsonl", run_dir / "grpo.png")
 
@@ -22,19 +22,28 @@ def plot(metrics_path: Path, out: Path) -> None:
     if not rows:
         return
     x = [r["step"] for r in rows]
+
+    def ys(key):  # None (a family without a group that step) and missing keys plot as gaps
+        return [float("nan") if r.get(key) is None else r[key] for r in rows]
+
+    keys = list(dict.fromkeys(k for r in rows for k in r))
     fig, ax = plt.subplots(2, 2, figsize=(10, 7))
-    ax[0, 0].plot(x, [r["reward_mean"] for r in rows], label="reward mean")
-    for k in [k for k in rows[0] if k.startswith("reward_") and k.endswith("_mean") and k != "reward_mean"]:
-        ax[0, 0].plot(x, [r[k] for r in rows], label=k[7:-5], alpha=0.7)
-    ax[0, 0].legend(); ax[0, 0].set_title("rewards")
-    ax[0, 1].plot(x, [r["valid_call_rate"] for r in rows], label="valid-call rate")
-    ax[0, 1].plot(x, [r["test_pass_rate"] for r in rows], label="test pass rate")
+    ax[0, 0].plot(x, ys("reward_mean"), label="reward mean")
+    for k in [k for k in keys if k.startswith("reward_") and k.endswith("_mean") and k != "reward_mean"]:
+        ax[0, 0].plot(x, ys(k), label=k[7:-5], alpha=0.7, marker=".")
+    ax[0, 0].legend(fontsize=6); ax[0, 0].set_title("rewards")
+    for key, label in (("reward_toolcall_correct_mean", "tool-call correct (eval's check)"),
+                       ("valid_call_rate", "coding valid-call rate"), ("test_pass_rate", "coding test pass rate")):
+        if key in keys:
+            ax[0, 1].plot(x, ys(key), label=label, marker=".")
     ax[0, 1].legend(); ax[0, 1].set_ylim(-0.05, 1.05); ax[0, 1].set_title("rates")
-    ax[1, 0].plot(x, [r["zero_adv_share"] for r in rows], label="zero-advantage groups")
-    ax[1, 0].plot(x, [r["clip_fraction"] for r in rows], label="clip fraction")
+    ax[1, 0].plot(x, ys("zero_adv_share"), label="zero-advantage groups")
+    for k in (k for k in keys if k.endswith("_zero_adv_share") and k != "zero_adv_share"):
+        ax[1, 0].plot(x, ys(k), label=k[:-len("_zero_adv_share")] + " zero-advantage", alpha=0.7, marker=".")
+    ax[1, 0].plot(x, ys("clip_fraction"), label="clip fraction")
     ax[1, 0].legend(); ax[1, 0].set_title("signal")
-    ax[1, 1].plot(x, [r["rollout_s"] for r in rows], label="rollout s")
-    ax[1, 1].plot(x, [r["update_s"] for r in rows], label="update s")
+    ax[1, 1].plot(x, ys("rollout_s"), label="rollout s")
+    ax[1, 1].plot(x, ys("update_s"), label="update s")
     ax[1, 1].legend(); ax[1, 1].set_title("time per step")
     for a in ax.flat:
         a.set_xlabel("step")

@@ -1,7 +1,9 @@
-"""Rollouts for GRPO: a group of G agent runs per task through the real loop and sandbox, then their rewards.
+"""Rollouts for GRPO's coding family: a group of G agent runs per task through the real loop and sandbox, then
+their rewards, and the `Group` both task families hand to the trainer.
 
     trajs, error = rollout_group(backend, task, cfg, seed)      # G Trajectory objects (None for a crashed one)
     scored = score_group(trajs, task, cfg.rewards)              # totals, components, outcomes
+    group = coding_group(backend, task, cfg, seed)              # both, plus advantages, log records, loss samples
     summary = evaluate_policy(backend, tasks, cfg)              # greedy, one rollout per task: valid calls, passes
 
 Each rollout gets a fresh `Workspace(task.repo)`; the group runs in lockstep through
@@ -16,6 +18,7 @@ Left out: rollouts of different tasks in one batch (a group is one task), asynch
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from nanoagent.agent.loop import AgentConfig, ExitStatus, run_agents
 from nanoagent.agent.sandbox import Workspace
@@ -56,6 +59,63 @@ def score_group(trajs, task, weights: dict) -> dict:
     totals = [sum(weights.get(n, 0.0) * parts[n][i] for n in parts) for i in range(len(alive))]
     return {"totals": totals, "parts": parts, "outcomes": outcomes,
             "crashed": sum(1 for t in alive if t is None)}
+
+
+@dataclass
+class Group:
+    """One task's scored rollouts, as train.grpo logs, saves and trains on them (either family)."""
+    family: str                              # "coding" | "toolcall"
+    totals: list[float]
+    parts: dict[str, list[float]]            # every reward part, per rollout
+    zero: bool                               # all rewards equal: no signal, left out of the update
+    records: list[dict] = field(default_factory=list)   # one per rollout, for trajectories/step_NNNNNNN.jsonl
+    samples: list = field(default_factory=list)         # train.grpo_loss.Sample objects for the update
+    crashed: int = 0
+    errors: int = 0
+    truncated_dropped: int = 0
+    tokens: int = 0                          # tokens generated
+
+    def keep(self, samples: list, mask_truncated: bool) -> None:
+        """Add a rollout's samples to the loss, unless it was cut at max_tokens and mask_truncated says drop it."""
+        if mask_truncated and samples and samples[0].truncated:
+            self.truncated_dropped += 1
+        else:
+            self.samples += samples
+
+
+def compact(traj) -> dict:
+    """A trajectory without its token ids (they are large); replies, tool results and the diff stay."""
+    d = traj.to_dict()
+    for s in d["steps"]:
+        for key in ("prompt_ids", "completion_ids", "logprobs", "mask"):
+            s.pop(key, None)
+    return d
+
+
+def coding_group(backend, task, cfg, seed: int, first_rollout: int = 0) -> Group:
+    """Roll out, score and turn one coding task's group into loss samples; `first_rollout` numbers its rollouts
+    within the step (a rollout split into per-turn samples still counts once in the loss)."""
+    from train.grpo_loss import group_advantages, trajectory_samples
+
+    trajs, error = rollout_group(backend, task, cfg, seed=seed)
+    scored = score_group(trajs, task, cfg.rewards)
+    adv, zero = group_advantages(scored["totals"], scale_std=cfg.loss == "grpo")
+    g = Group("coding", scored["totals"], scored["parts"], zero, crashed=scored["crashed"], errors=int(bool(error)))
+    for i, traj in enumerate(trajs):
+        rec = {"family": "coding", "task": task.id, "rollout": i, "reward": scored["totals"][i], "advantage": adv[i],
+               "parts": {n: v[i] for n, v in scored["parts"].items()}, "error": error}
+        if traj is not None:
+            g.tokens += traj.tokens["completion"]
+            rec["outcome"] = scored["outcomes"][i].to_dict() if scored["outcomes"][i] else None
+            rec["trajectory"] = compact(traj)
+            if not zero and adv[i] != 0.0:
+                try:
+                    g.keep(trajectory_samples(traj, adv[i], rollout=first_rollout + i), cfg.mask_truncated)
+                except ValueError as e:  # no ids/log-probs: logged, left out of the loss
+                    rec["error"] = rec["error"] or str(e)
+                    g.errors += 1
+        g.records.append(rec)
+    return g
 
 
 def evaluate_policy(backend, tasks, cfg, seed: int = 0) -> dict:

@@ -112,19 +112,23 @@ REWARDS = {"tests": tests_reward, "valid_calls": valid_calls_reward, "call_forma
            "patch_similarity": patch_similarity_reward}
 
 
-def check_weights(weights: dict) -> dict[str, float]:
-    """Reward weights by name; an unknown name or a weight that is not a finite number is a ValueError."""
+def check_weights(weights: dict, known=None, what: str = "reward", negative: bool = True) -> dict[str, float]:
+    """Weights by name (`known` names, default REWARDS); an unknown name, a weight that is not a finite number (or
+    below 0 with negative=False), or every weight 0 is a ValueError. `what` names what is weighed in messages."""
+    known = REWARDS if known is None else known
+    example = next(iter(known))
     if not isinstance(weights, dict) or not weights:
-        raise ValueError(f"reward weights must be a mapping like {{'tests': 1.0}}, got {weights!r}")
+        raise ValueError(f"{what} weights must be a mapping like {{{example!r}: 1.0}}, got {weights!r}")
     clean = {}
     for name, w in weights.items():
-        if name not in REWARDS:
-            raise ValueError(f"unknown reward {name!r}: use one of {', '.join(REWARDS)}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
-            raise ValueError(f"reward weight for {name!r} is {w!r}: it must be a number")
+        if name not in known:
+            raise ValueError(f"unknown {what} {name!r}: use one of {', '.join(known)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or (w < 0 and not negative):
+            raise ValueError(f"{what} weight for {name!r} is {w!r}: it must be a number"
+                             + ("" if negative else ", at least 0"))
         clean[name] = float(w)
     if not any(clean.values()):
-        raise ValueError("every reward weight is 0: give at least one reward a non-zero weight")
+        raise ValueError(f"every {what} weight is 0: give at least one {what} a non-zero weight")
     return clean
 
 
