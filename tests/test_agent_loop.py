@@ -88,6 +88,25 @@ def test_repeated_malformed_calls_end_the_run(ws):
     assert traj.exit_status == "format_errors" and len(traj.steps) == 3
 
 
+def test_repeated_command_warns_from_the_nth_in_a_row(ws):
+    same = shell("echo hi")
+    script = [same, same, shell("  echo hi "), same, FIX, same, same, shell("echo other"), "done"]
+    traj = run_agent(ScriptedBackend(script), ws, "x", AgentConfig(repeat_warning=3, max_turns=20))
+    warned = [s.results[0].get("repeated") if s.results else None for s in traj.steps]
+    # the 3rd and 4th identical commands warn (spaces at the ends don't make a new command); apply_patch and another
+    # command break the streak
+    assert warned == [None, None, 3, 4, None, None, None, None, None]
+    results = [m["content"] for m in traj.messages if m["role"] == "tool"]
+    assert "same command 3 times in a row" in results[2] and "Try something else" in results[2]
+    assert results[2].startswith("hi")  # the real output comes first
+    assert "same command 4 times" in results[3]
+    assert not any("times in a row" in r for r in results[:2] + results[4:])
+    off = run_agent(ScriptedBackend([same] * 4 + ["done"]), ws, "x", AgentConfig(repeat_warning=0))
+    assert not any("times in a row" in m["content"] for m in off.messages if m["role"] == "tool")
+    two = run_agent(ScriptedBackend([same] * 2 + ["done"]), ws, "x", AgentConfig(repeat_warning=2))
+    assert "same command 2 times in a row" in two.messages[-2]["content"]
+
+
 def test_budgets_turns_tokens_wall_time(ws):
     loop = [shell("echo hi")] * 10
     assert run_agent(ScriptedBackend(loop), ws, "x", AgentConfig(max_turns=3)).exit_status == "max_turns"

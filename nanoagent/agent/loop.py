@@ -6,7 +6,9 @@ Each turn: the backend completes the conversation; nanoagent.toolcall.parse read
 tool call) ends the run; otherwise the call runs in the sandboxed workspace and its result is appended as a `tool`
 turn. A malformed call gets the parser's error message as its tool result and the loop goes on. Budgets end the run
 too: turns, tokens (as counted by the backend with the model's tokenizer: the context of the latest call and the
-sum of generated tokens), wall time, and consecutive malformed calls. The trajectory (with the diff so far) is
+sum of generated tokens), wall time, and consecutive malformed calls. When the model runs the same shell command
+`repeat_warning` times in a row, that result (and each further repeat's) ends with a note telling it so and to try
+something else (tools.REPEAT_NOTE); any other executed call breaks the streak. The trajectory (with the diff so far) is
 saved after every step; the exit status is one of ExitStatus.
 
 `run_agents(backend, workspaces, task, config)` runs several rollouts of one task in lockstep, using the backend's
@@ -26,7 +28,7 @@ from typing import Callable
 
 from nanoagent.agent.diff import diff_stats
 from nanoagent.agent.sandbox import Workspace
-from nanoagent.agent.tools import TOOLS, call_tool
+from nanoagent.agent.tools import REPEAT_NOTE, TOOLS, call_tool
 from nanoagent.agent.trajectory import Step, Trajectory
 from nanoagent.toolcall import ToolCallError, parse
 
@@ -56,6 +58,7 @@ class AgentConfig:
     wall_time: float = 600.0             # seconds for the whole run
     command_timeout: float = 30.0        # seconds per shell command
     max_format_errors: int = 3           # consecutive malformed tool calls
+    repeat_warning: int = 3              # identical shell commands in a row before the result warns; 0: never
     parallel_tool_calls: bool = False    # run every call of a turn, not only the first
     temperature: float = 0.0
     seed: int | None = 0                 # step i uses seed + i
@@ -80,6 +83,7 @@ class Episode:
             self.traj.meta["not_copied"] = list(workspace.skipped)
         self.start = time.monotonic()
         self.format_errors = 0
+        self.last_command, self.repeats = None, 0   # the streak of identical shell commands
         self.done = False
         self.save()
 
@@ -138,6 +142,9 @@ class Episode:
                 text, ok, details = call_tool(self.ws, call, timeout=timeout)
                 seconds = time.perf_counter() - t
                 tools_s += seconds
+                if self._repeated(call):
+                    text += REPEAT_NOTE.format(n=self.repeats)
+                    details = {**details, "repeated": self.repeats}
                 if len(to_run) < len(reply.tool_calls):
                     text += (f"\n[Only the first of {len(reply.tool_calls)} tool calls was run: "
                              "make one tool call per turn.]")
@@ -149,6 +156,15 @@ class Episode:
         step.timings = {"model_s": round(model_s, 4), "tools_s": round(tools_s, 4)}
         self.save(step, t0)
         return step
+
+    def _repeated(self, call: dict) -> bool:
+        """Count this executed call into the streak of identical shell commands; True once it reaches the limit."""
+        fn = call["function"]
+        cmd = fn["arguments"].get("cmd") if fn["name"] == "shell" else None
+        cmd = cmd.strip() if isinstance(cmd, str) else None
+        self.repeats = (self.repeats + 1 if cmd == self.last_command else 1) if cmd is not None else 0
+        self.last_command = cmd
+        return bool(self.config.repeat_warning) and self.repeats >= self.config.repeat_warning
 
     def _check_budgets(self):
         cfg, traj = self.config, self.traj

@@ -11,6 +11,9 @@ a canonical tool call and never raises for anything the model did.
 Usage:
     text, ok = call_tool(workspace, {"type": "function", "function": {"name": "shell", "arguments": {"cmd": "ls"}}})
 
+The agent loop (nanoagent.agent.loop) appends REPEAT_NOTE to a shell result when the model repeats one command too
+many times in a row.
+
 Left out: deleting or renaming files through apply_patch (use `rm` / `mv` in shell), fuzzy matching (the error
 points at near matches instead), files over MAX_PATCH_BYTES.
 """
@@ -24,6 +27,10 @@ from nanoagent.agent.sandbox import DEFAULT_TIMEOUT, Workspace
 
 MAX_PATCH_BYTES = 1 << 20  # apply_patch refuses files larger than this
 MAX_LISTED_MATCHES = 5
+# Appended to a shell result once the same command has run this many times in a row (AgentConfig.repeat_warning):
+# small models loop on one command (`ls`, `cat FILE`) and the unchanged output alone does not stop them.
+REPEAT_NOTE = ("\n[You have run this same command {n} times in a row; its output will not change. Try something "
+               "else: read another file, edit one with apply_patch, or answer if the task is done.]")
 
 SHELL_SPEC = {"type": "function", "function": {
     "name": "shell",
