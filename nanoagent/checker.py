@@ -111,7 +111,8 @@ def dict_matches(value: dict, pattern: dict) -> bool:
     return all(OMITTABLE in allowed for key, allowed in pattern.items() if key not in value)
 
 
-def _spec_index(functions) -> dict[str, dict]:
+def spec_index(functions) -> dict[str, dict]:
+    """Function name -> its parameters schema, from canonical or bare specs."""
     index = {}
     for f in functions or []:
         fn = f.get("function", f) if isinstance(f, dict) else {}
@@ -179,7 +180,7 @@ def check_calls(calls: list[dict], answers: list[dict] | None, functions=None, *
         return Check(False, "no_call", f"expected {len(answers)} call(s), the reply made none")
     if len(calls) != len(answers):
         return Check(False, "wrong_count", f"expected {len(answers)} call(s), the reply made {len(calls)}")
-    specs = _spec_index(functions)
+    specs = spec_index(functions)
     results = [[check_one(c, a, specs) for c in calls] for a in answers]
     if len(answers) == 1:
         return results[0][0]

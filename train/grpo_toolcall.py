@@ -156,7 +156,8 @@ def toolcall_group(backend, task: EvalItem, cfg, seed: int, first_rollout: int =
         if c is not None:
             g.tokens += c.completion_tokens
             verdict = score_reply(c.text, task)
-            rec.update(reply=c.text, finish_reason=c.finish_reason, kind=verdict["kind"],
+            rec.update(reply=c.text, finish_reason=c.finish_reason, completion_tokens=c.completion_tokens,
+                       kind=verdict["kind"],
                        # the viewer (eval.html trajectories) shows this as a chat
                        trajectory={"task": task.id, "messages": task.messages + [{"role": "assistant",
                                                                                  "content": c.text}],

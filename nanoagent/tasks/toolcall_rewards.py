@@ -11,8 +11,9 @@ one `{name: {argument: [allowed values]}}` per expected call, `[]` when no call 
     tool_name   share of the expected calls whose tool name was called (each call counts for one expected call)
     arg_names   per expected call matched by name, the overlap of argument names: hits / (hits + missing + extra),
                 Jaccard when every argument is required (an optional argument left out is no miss); 0 unmatched
-    arg_values  per matched call, the share of expected arguments whose value is allowed (nanoagent.checker's
-                value_matches, the comparison eval uses; an optional argument left out counts as right)
+    arg_values  per matched call, the share of expected arguments whose value is allowed, compared as eval's
+                checker does (nanoagent.checker: type_matches against the tool's spec, then value_matches, so 150.0
+                is not an integer but "paris" is "Paris"); an optional argument left out counts as right
     call_count  1 when the reply makes exactly as many calls as expected
     correct     eval's own verdict (nanoagent.scoring.score_reply: schema-free BFCL check), for logging or as a
                 Tool-N1-style exact-match reward
@@ -27,7 +28,7 @@ Left out: partial credit inside one broken call (the parser stops at the first),
 
 from __future__ import annotations
 
-from nanoagent.checker import OMITTABLE, value_matches
+from nanoagent.checker import OMITTABLE, spec_index, type_matches, value_matches
 from nanoagent.scoring import score_reply
 from nanoagent.tasks.rewards import check_weights as _check_weights
 from nanoagent.toolcall import ToolCallError, parse
@@ -48,20 +49,23 @@ def no_call_expected(task) -> bool:
     return getattr(task, "expect", "calls") == "no_call" or not task.answers
 
 
-def argument_scores(answer: dict, call: dict) -> tuple[float, float]:
-    """(arg_names, arg_values) of one call against one expected call of the same name."""
+def argument_scores(answer: dict, call: dict, params: dict | None = None) -> tuple[float, float]:
+    """(arg_names, arg_values) of one call against one expected call of the same name; `params` is the tool's
+    parameters schema, whose property types a value must have (as in eval's check)."""
     (_, allowed), = answer.items()
     args = call.get("arguments") or {}
+    props = (params or {}).get("properties") or {}
     must = {k for k, values in allowed.items() if OMITTABLE not in values}
     hits, missing, extra = len(set(args) & set(allowed)), len(must - set(args)), len(set(args) - set(allowed))
     names = hits / (hits + missing + extra) if hits + missing + extra else 1.0
     right = sum(1 for k, values in allowed.items()
-                if (k in args and any(value_matches(args[k], v) for v in values if v != OMITTABLE))
+                if (k in args and type_matches(args[k], props.get(k))
+                    and any(value_matches(args[k], v) for v in values if v != OMITTABLE))
                 or (k not in args and OMITTABLE in values))
     return names, (right / len(allowed) if allowed else 1.0)
 
 
-def match_calls(answers: list[dict], calls: list[dict]) -> list[tuple[int, int, float, float]]:
+def match_calls(answers: list[dict], calls: list[dict], specs: dict | None = None) -> list[tuple]:
     """One-to-one (answer index, call index, arg_names, arg_values) among same-name pairs, best pairs first.
 
     Within one name every expected call and every call may pair, so any maximal matching has the most pairs;
@@ -71,7 +75,7 @@ def match_calls(answers: list[dict], calls: list[dict]) -> list[tuple[int, int, 
         name = next(iter(answer))
         for j, call in enumerate(calls):
             if call.get("name") == name:
-                pairs.append((i, j, *argument_scores(answer, call)))
+                pairs.append((i, j, *argument_scores(answer, call, (specs or {}).get(name))))
     pairs.sort(key=lambda p: -(p[2] + p[3]))
     used_a, used_c, out = set(), set(), []
     for i, j, names, values in pairs:
@@ -93,7 +97,7 @@ def reply_parts(text: str | None, task) -> dict[str, float]:
     if not calls:  # broken markup, or plain text where a call was expected
         return {**{p: 0.0 for p in PARTS}, "correct": correct}
     answers = task.answers
-    matched = match_calls(answers, calls)
+    matched = match_calls(answers, calls, spec_index(getattr(task, "functions", None) or task.tools))
     n = len(answers)
     return {"format": 1.0, "tool_name": len(matched) / n, "arg_names": sum(m[2] for m in matched) / n,
             "arg_values": sum(m[3] for m in matched) / n, "call_count": 1.0 if len(calls) == n else 0.0,
