@@ -11,7 +11,8 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
     smoke   load the model, render a tool-calling conversation, generate, parse the call (in this process)
     data    python -m data_recipes.build            -> OUT/data (default recipe; fixtures when the Hub is unreachable)
     sft     python -m train.dft                     -> OUT/sft/model (SFT, LoRA, packed 2x1024, its default lr)
-    grpo    python -m train.grpo                    -> OUT/grpo/model (the agent in the loop, from the SFT model)
+    grpo    python -m train.grpo                    -> OUT/grpo/model (tool-call tasks from OUT/data's validation
+                                                       split and coding tasks with the agent in the loop, from SFT)
     export  python -m export.gguf                   -> OUT/model-q8_0.gguf (+ parity report against MLX)
     eval    python -m eval.toolcall, base and trained MLX models on BFCL simple_python -> OUT/eval
     agent   nanoagent run on examples/sample_repo with the GGUF through llama.cpp -> OUT/agent
@@ -144,7 +145,8 @@ def plan(args) -> list[Stage]:
         "grpo": Stage("grpo", [[py, "-m", "train.grpo", "--model", str(out / "sft" / "model"),
                                 "--run-dir", str(out / "grpo"), "--no-resume", "--steps", str(args.grpo_steps),
                                 "--tasks-per-step", "2", "--group-size", "4", "--max-turns", "2",
-                                "--max-tokens-per-turn", "64", "--learning-rate", "5e-5", "--seed", str(args.seed)]],
+                                "--max-tokens-per-turn", "64", "--learning-rate", "5e-5", "--seed", str(args.seed),
+                                "--toolcall-tasks", str(out / "data" / "valid.jsonl")]],  # this pipeline's own data
                       outputs=[out / "grpo"]),
         "export": Stage("export", [[py, "-m", "export.gguf", "--model", str(trained), "--out", str(gguf)]],
                         ok={0: "", 3: "GGUF written, parity check failed (see the report above)"},
@@ -212,7 +214,7 @@ def result_line(stage: str, out: Path) -> str:
         skipped = sum(bool(r.get("skipped_update")) for r in rows)
         return (f"{len(rows)} steps, {skipped} without an update (equal rewards in every group); mean reward "
                 f"{rows[0]['reward_mean']:.2f} -> {rows[-1]['reward_mean']:.2f}; valid calls "
-                f"{rows[-1].get('valid_call_rate', 0):.0%}")
+                f"{rows[-1].get('valid_call_rate') or 0:.0%}")  # None: the last step had no coding group
     if stage == "export":
         e = _read_json((out / GGUF_NAME).with_suffix(".export.json"))
         nt = e.get("parity", {}).get("next_token", {})

@@ -98,6 +98,8 @@ def test_the_plan_hands_each_stage_the_previous_stage_outputs(tmp_path):
     assert list(full) == list(pipeline.STAGES)
     assert full["sft"].commands[0][full["sft"].commands[0].index("--data") + 1] == str(tmp_path / "data")
     assert str(tmp_path / "sft" / "model") in full["grpo"].commands[0]
+    grpo = full["grpo"].commands[0]  # tool-call tasks from this pipeline's data, not data/default
+    assert grpo[grpo.index("--toolcall-tasks") + 1] == str(tmp_path / "data" / "valid.jsonl")
     assert str(tmp_path / "grpo" / "model") in full["export"].commands[0]
     assert [c[c.index("--label") + 1] for c in full["eval"].commands] == ["base", "trained"]
     assert str(tmp_path / "model-q8_0.gguf") in full["agent"].commands[0]
@@ -140,6 +142,11 @@ def test_the_summary_reads_each_stage_result_from_its_own_files(tmp_path):
     line = pipeline.result_line("sft", tmp_path)
     assert "val cross-entropy 1.082 -> 1.890" in line and "0% -> 25%" in line and "65 -> 751" in line
     assert pipeline.result_line("grpo", tmp_path) == ""  # nothing there: no line, no crash
+    (tmp_path / "grpo").mkdir()  # a last step with only tool-call groups has no coding valid-call rate
+    (tmp_path / "grpo" / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in [
+        {"kind": "train", "step": 1, "reward_mean": 0.25, "valid_call_rate": 0.5},
+        {"kind": "train", "step": 2, "reward_mean": 0.5, "valid_call_rate": None, "skipped_update": True}]))
+    assert "0.25 -> 0.50; valid calls 0%" in pipeline.result_line("grpo", tmp_path)
 
 
 def test_a_relative_out_folder_is_where_the_user_ran_the_command(tmp_path, monkeypatch):

@@ -6,7 +6,8 @@
 
 Files: spec.py (Task, load_task, static checks), loader.py (load_tasks), evaluate.py (the one success test),
 validate.py (`python -m nanoagent.tasks.validate`: fails before the reference patch, passes after),
-humaneval.py (the adapter), rewards.py (GRPO reward functions), coding/ (the shipped tasks).
+humaneval.py (the adapter), rewards.py (GRPO reward functions for coding tasks), toolcall_rewards.py (GRPO reward
+parts for single-turn tool-call tasks, sharing eval's checker), coding/ (the shipped tasks).
 Left out: network or non-Python tasks.
 """
 
