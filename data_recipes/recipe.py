@@ -211,9 +211,12 @@ def load_recipe(path: str | Path | None = None, overrides: dict | None = None) -
         raise RecipeError(f"recipe {path} does not exist; recipes shipped: "
                           f"{', '.join(sorted(p.name for p in RECIPES.glob('*.yaml')))}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e:
         raise RecipeError(f"recipe {path} is not valid YAML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise RecipeError(f"recipe {path} is not UTF-8 text (byte {e.object[e.start]:#x} at offset {e.start}); "
+                          "give a YAML recipe file") from None
     if not isinstance(data, dict):
         raise RecipeError(f"recipe {path}: the top level must be a mapping")
     for key, value in (overrides or {}).items():

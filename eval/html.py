@@ -377,7 +377,11 @@ def main(argv=None) -> int:
     else:
         from eval.html_trajectories import build_viewer
 
-        text, notes = build_viewer(src)
+        try:
+            text, notes = build_viewer(src)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     out = Path(args.out)

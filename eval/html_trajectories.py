@@ -166,7 +166,7 @@ def entry_html(i: int, e: dict) -> str:
 
 
 def build_viewer(path: Path) -> tuple[str, list[str]]:
-    """(the page, notes for the terminal) for a trajectory file, JSONL or folder."""
+    """(the page, notes for the terminal) for a trajectory file, JSONL or folder; ValueError when it holds none."""
     entries, skipped = load_entries(path)
     notes = [f"{len(skipped)} lines or files are not trajectories (listed on the page)"] if skipped else []
     nav = []
@@ -183,8 +183,9 @@ def build_viewer(path: Path) -> tuple[str, list[str]]:
         body.append("<details class=missing><summary>skipped</summary><ul>"
                     + "".join(f"<li>{esc(s)}</li>" for s in skipped[:200]) + "</ul></details>")
     if not entries:
-        notes.append(f"no trajectories in {path}")
-        body.append(f"<p class=missing>no trajectories in <code>{esc(path)}</code></p>")
+        first = f" (first: {skipped[0]})" if skipped else ""
+        raise ValueError(f"no trajectories in {path}: {len(skipped)} lines or files read, none a trajectory{first}. "
+                         "Give a trajectory .json, a folder of them, or a GRPO trajectories .jsonl")
     body += [f"<nav><ol style='list-style:none;padding:0'>{''.join(nav)}</ol></nav>"] if nav else []
     body += [f"<section class=trajectory>{entry_html(i, e)}</section>" for i, e in enumerate(entries)]
     return page(f"nanoagent trajectories: {path.name}", body), notes

@@ -100,6 +100,9 @@ def pick(items: list, limit: int | None, sample: str = "random", seed: int = 0, 
     machine), or the first `limit` with sample="first"; all of them when limit is None or covers them."""
     if sample not in SAMPLES:
         raise SuiteError(f"sample {sample!r} is not one of {', '.join(SAMPLES)}")
+    if limit is not None and limit <= 0:
+        raise SuiteError(f"--limit must be a positive number of items per suite (or left out for whole suites), "
+                         f"got {limit}")
     if limit is None or limit >= len(items):
         return list(items)
     if sample == "first":

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -273,9 +274,18 @@ def main(argv=None) -> int:
     p.add_argument("gguf")
     p.add_argument("--model", default="embedded", help="the source the GGUF was exported from (default: embedded)")
     args = p.parse_args(argv)
-    from nanoagent.models import load
+    from nanoagent.gguf_import import GGUFImportError, open_gguf
+    from nanoagent.models import ModelLoadError, load
 
-    model, tokenizer = load(args.model)
+    try:
+        if not Path(args.gguf).is_file():
+            raise ModelLoadError(f"{args.gguf} does not exist (or is not a file): give the .gguf that "
+                                 "`python -m export.gguf` wrote")
+        open_gguf(args.gguf)  # a clean error for a truncated or non-GGUF file, before llama.cpp sees it
+        model, tokenizer = load(args.model)
+    except (ModelLoadError, GGUFImportError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     report = parity_report(args.gguf, model, tokenizer)
     print("\n".join(summary_lines(report)), file=sys.stderr)
     print(json.dumps(report, indent=2, ensure_ascii=False))

@@ -275,6 +275,11 @@ def run_pipeline(args) -> int:
     from rich.table import Table
 
     out = Path(args.out).resolve()
+    blocker = next((p for p in [out, *out.parents] if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        print(f"error: --out {args.out}: {blocker} is a file; give a folder for the pipeline's outputs",
+              file=sys.stderr)
+        return 2
     (out / "done").mkdir(parents=True, exist_ok=True)
     rows, rerun_rest = [], args.force
     for stage in plan(args):

@@ -98,3 +98,101 @@ def test_recipes_that_would_succeed_silently(tmp_path, capsys, source, needle):
     assert build.main(["--recipe", str(recipe), "--quiet", "--tokenizer", "embedded"]) == 2
     clean(capsys, needle)
     assert not (tmp_path / "out").exists()
+
+
+# The bad-input matrix (issue 20): every entry point with the inputs a new user gets wrong. Each case must end
+# with its exit code (2; 1 for `nanoagent.models`), a message on stderr naming the input, and no traceback.
+# Paths are relative to a folder of broken things the fixture makes; {B} stands for it.
+MATRIX = [
+    ("data_recipes.build", ["--recipe", "{B}/nope.yaml"], "nope.yaml"),
+    ("data_recipes.build", ["--recipe", "{B}/bad.yaml"], "bad.yaml"),
+    ("data_recipes.build", ["--recipe", "{B}/unknown.yaml"], "stepz"),
+    ("data_recipes.build", ["--recipe", "{B}/bin.jsonl"], "bin.jsonl is not UTF-8"),
+    ("data_recipes.build", ["--offline", "--out", "{B}/afile"], "afile is a file"),
+    ("data_recipes.synthetic.__main__", ["--out", "{B}/afile/x.jsonl"], "afile, which is a file"),
+    ("train.dft", ["--data", "{B}/empty"], "empty/train.jsonl is missing"),
+    ("train.dft", ["--data", "{B}/nope"], "nope: no such file"),
+    ("train.dft", ["--config", "{B}/unknown.yaml"], "did you mean 'steps'"),
+    ("train.dft", ["--config", "{B}/bad.yaml"], "bad.yaml"),
+    ("train.dft", ["--config", "{B}/nope.yaml"], "nope.yaml does not exist"),
+    ("train.dft", ["--steps", "-1"], "'steps' must be positive"),
+    ("train.dft", ["--decision-weight", "0"], "'decision_weight' must be positive"),
+    ("train.dft", ["--loss", "xx"], "'xx'"),
+    ("train.dft", ["--model", "{B}/hollow", "--data", "{B}/data"], "hollow has no usable tokenizer"),
+    ("train.dft", ["--model", "{B}/fake.gguf", "--data", "{B}/data"], "fake.gguf is not a readable GGUF"),
+    ("train.grpo", ["--config", "{B}/unknown.yaml"], "did you mean 'steps'"),
+    ("train.grpo", ["--tasks", "{B}/nope"], "nope"),
+    ("train.grpo", ["--group-size", "1"], "group_size"),
+    ("train.grpo", ["--rewards", "tests=x"], "'x'"),
+    ("train.sweep", ["{B}/nope.yaml"], "nope.yaml does not exist"),
+    ("train.sweep", ["{B}/bad.yaml"], "bad.yaml is not valid YAML"),
+    ("eval.toolcall", ["--model", "{B}/fake.gguf", "--suites", "simple_python@2"], "fake.gguf is not a readable"),
+    ("eval.toolcall", ["--model", "{B}/trunc.gguf", "--suites", "simple_python@2"], "trunc.gguf is not a readable"),
+    ("eval.toolcall", ["--model", "{B}/hollow", "--suites", "simple_python@2"], "hollow"),
+    ("eval.toolcall", ["--model", "{B}/empty", "--suites", "simple_python@2"], "empty is a folder but neither"),
+    ("eval.toolcall", ["--suites", "valid:{B}/bin.jsonl"], "bin.jsonl:1: not UTF-8"),
+    ("eval.toolcall", ["--suites", "valid:{B}/badrec.jsonl"], "badrec.jsonl:1 is not a valid record"),
+    ("eval.toolcall", ["--suites", "nosuch"], "unknown suite 'nosuch'"),
+    ("eval.toolcall", ["--limit", "-3"], "got -3"),
+    ("eval.coding", ["--model", "{B}/fake.gguf"], "fake.gguf is not a readable"),
+    ("eval.coding", ["--model", "{B}/hollow"], "hollow"),
+    ("eval.coding", ["--tasks", "{B}/nope"], "nope"),
+    ("eval.coding", ["--samples", "0"], "samples must be >= 1"),
+    ("eval.report", ["--results", "{B}/empty"], "no eval results in"),
+    ("eval.html", ["report", "{B}/nope"], "nope does not exist"),
+    ("eval.html", ["trajectories", "{B}/bin.jsonl"], "no trajectories in"),
+    ("export.gguf", ["--model", "{B}/hollow", "--out", "{B}/o.gguf"], "hollow"),
+    ("export.gguf", ["--model", "{B}/adapters", "--out", "{B}/o.gguf"], "adapters holds LoRA adapters"),
+    ("export.gguf", ["--model", "{B}/empty", "--out", "{B}/o.gguf"], "empty is not a model folder"),
+    ("export.gguf", ["--model", "embedded", "--out", "{B}/empty"], "empty is a folder"),
+    ("export.parity", ["{B}/fake.gguf"], "fake.gguf is not a readable GGUF"),
+    ("export.parity", ["{B}/nope.gguf"], "nope.gguf does not exist"),
+    ("export.hub", ["--model", "{B}/hollow"], "--repo-id"),
+    ("nanoagent.cli", ["run", "--model", "{B}/fake.gguf", "--repo", "{B}/empty", "fix it"], "fake.gguf"),
+    ("nanoagent.cli", ["run", "--model", "embedded", "--repo", "{B}/nope", "fix it"], "nope: no such folder"),
+    ("nanoagent.cli", ["serve", "{B}/fake.gguf"], "fake.gguf"),
+    ("nanoagent.cli", ["serve", "{B}/hollow"], "hollow"),
+    ("nanoagent.models", ["{B}/hollow"], "hollow is not a complete model"),
+    ("nanoagent.models", ["{B}/nope"], "nope"),
+    ("nanoagent.pipeline", ["--out", "{B}/afile"], "afile is a file"),
+    ("nanoagent.pipeline", ["--stages", "nosuch"], "'nosuch'"),
+    ("nanoagent.tasks.validate", ["{B}/nope"], "nope"),
+]
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    from nanoagent.models import embedded_gguf
+
+    b = tmp_path_factory.mktemp("broken")
+    (b / "bin.jsonl").write_bytes(BINARY)
+    (b / "hollow").mkdir()
+    (b / "hollow" / "config.json").write_text('{"model_type": "llama"}')
+    (b / "fake.gguf").write_text("not a gguf\n")
+    (b / "trunc.gguf").write_bytes(embedded_gguf().read_bytes()[:1000])  # a download cut short
+    (b / "empty").mkdir()
+    (b / "bad.yaml").write_text("a: [\n")
+    (b / "unknown.yaml").write_text("stepz: 3\n")
+    (b / "afile").write_text("x\n")
+    (b / "adapters").mkdir()
+    (b / "adapters" / "adapter_config.json").write_text("{}")
+    (b / "badrec.jsonl").write_text('{"messages": 3}\n')
+    (b / "data").mkdir()
+    (b / "data" / "train.jsonl").write_text('{"messages": [{"role": "user", "content": "hi"}, '
+                                            '{"role": "assistant", "content": "hello"}]}\n')
+    return b
+
+
+@pytest.mark.parametrize("module, argv, needle", MATRIX, ids=[f"{m}:{' '.join(a)[:40]}" for m, a, _ in MATRIX])
+def test_bad_input_matrix(broken, module, argv, needle, capsys, monkeypatch, tmp_path):
+    import importlib
+
+    monkeypatch.chdir(tmp_path)  # nothing a case writes lands in the checkout
+    argv = [a.replace("{B}", str(broken)) for a in argv]
+    try:
+        code = importlib.import_module(module).main(argv)
+    except SystemExit as e:  # argparse's own usage errors
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == (1 if module == "nanoagent.models" else 2), err
+    assert needle in err and "Traceback" not in err, err

@@ -200,11 +200,11 @@ def load_pools(cfg: GRPOConfig) -> dict[str, list]:
     from train.grpo_toolcall import load_toolcall_tasks
 
     pools = {}
+    if cfg.task_mix.get("coding"):  # first: cheap, while the tool-call default may build the data (minutes)
+        pools["coding"] = load_tasks(cfg.tasks)
     if cfg.task_mix.get("toolcall"):
         pools["toolcall"] = load_toolcall_tasks(cfg.toolcall_tasks)
-    if cfg.task_mix.get("coding"):
-        pools["coding"] = load_tasks(cfg.tasks)
-    return pools
+    return {name: pools[name] for name in ("toolcall", "coding") if name in pools}
 
 
 def run(cfg: GRPOConfig) -> dict:

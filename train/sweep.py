@@ -53,7 +53,13 @@ def load_sweep(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise SweepError(f"sweep file {path} does not exist")
-    spec = yaml.safe_load(path.read_text()) or {}
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise SweepError(f"sweep file {path} is not valid YAML text ({type(e).__name__}: "
+                         f"{str(e).splitlines()[0] if str(e) else ''})") from None
+    if not isinstance(spec, dict):
+        raise SweepError(f"sweep file {path}: the top level must be a mapping with name, base, set, eval, variants")
     unknown = set(spec) - {"name", "base", "set", "eval", "variants"}
     if unknown:
         raise SweepError(f"{path}: unknown key(s) {sorted(unknown)}; use name, base, set, eval, variants")

@@ -17,6 +17,7 @@ import nanoagent  # noqa: F401  (before anything that may import mlx)
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -81,12 +82,19 @@ def load_tok(spec: str):
 def main(argv=None) -> int:
     cfg = resolve(argv)
     out = Path(cfg.out)
+    blocker = next((p for p in [out.parent, *out.parent.parents] if p.exists() and not p.is_dir()), None)
+    if out.is_dir() or blocker is not None:
+        why = "is a folder" if out.is_dir() else f"would go inside {blocker}, which is a file"
+        print(f"error: --out {out} {why}; give the path of a .jsonl file to write", file=sys.stderr)
+        return 2
     out.parent.mkdir(parents=True, exist_ok=True)
     records = []
-    with out.open("w", encoding="utf-8") as f:
+    tmp = out.with_name(f".{out.name}.partial")
+    with tmp.open("w", encoding="utf-8") as f:  # renamed when complete: a killed run leaves no half file at --out
         for rec in tqdm(generate(cfg.n, cfg.seed, cfg.kinds), total=cfg.n, desc="synthetic", unit="row"):
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
             records.append(rec)
+    os.replace(tmp, out)
     stats = summarize(records, load_tok(cfg.tokenizer))
     write_json(Path(str(out) + ".config.json"), dataclasses.asdict(cfg))
     write_json(Path(str(out) + ".stats.json"), stats)
