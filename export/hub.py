@@ -93,6 +93,8 @@ def parse_args(argv=None) -> HubConfig:
     p.add_argument("--datasets", nargs="*", help="Hub ids of the training data")
     p.add_argument("--tags", nargs="*")
     p.add_argument("--commit-message")
+    p.add_argument("--evals", nargs="*", help="eval result JSON files (eval.toolcall's) to ship in eval/ and "
+                                               "tabulate in the card, beside those found in the run folder")
     p.add_argument("--check", dest="check", action="store_true", help="run the GGUF parity report (default)")
     p.add_argument("--no-check", dest="check", action="store_false", help="skip the GGUF parity report")
     ns = vars(p.parse_args(argv))

@@ -183,3 +183,10 @@ def test_bad_inputs_fail_before_any_work(run_dir, tmp_path):
     assert (tmp_path / "occupied" / "notes.txt").read_text() == "mine"
     assert main(["--model", str(tmp_path), "--repo-id", "me/x", "--dry-run"]) == 2
     assert main(["--model", str(run_dir), "--repo-id", "bad", "--dry-run"]) == 2
+
+
+def test_evals_flag_reaches_the_config():
+    from export.hub import parse_args
+
+    assert parse_args(["--repo-id", "me/x", "--evals", "a.json", "b.json"]).evals == ["a.json", "b.json"]
+    assert parse_args(["--repo-id", "me/x"]).evals == []
