@@ -32,7 +32,7 @@ from nanoagent.agent.backend import ScriptedBackend
 from nanoagent.agent.loop import AgentConfig, run_agent
 from nanoagent.agent.sandbox import Workspace
 from nanoagent.toolcall import format_tool_call
-from bench.machine import machine_info  # noqa: E402
+from nanoagent.machine import machine_info  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample_repo"

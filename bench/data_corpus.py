@@ -15,7 +15,7 @@ import itertools
 import json
 import random
 import re
-from bench.machine import machine_info  # noqa: E402
+from nanoagent.machine import machine_info  # noqa: E402
 
 SYLLABLES = ("ka ri to mu ne sa lo pe vi da ru mi ko te na zu ha gi bo fe ya lu ce jo wa xi qu pa ti no "
              "se ma re do ku li fa be go hu").split()

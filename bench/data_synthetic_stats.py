@@ -22,7 +22,7 @@ from pathlib import Path
 from data_recipes.synthetic import generate
 from data_recipes.synthetic.catalogue import by_domain, catalogue
 from data_recipes.synthetic.stats import summarize
-from bench.machine import machine_info  # noqa: E402
+from nanoagent.machine import machine_info  # noqa: E402
 
 
 def machine() -> dict:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 import nanoagent  # noqa: E402  (OpenBLAS before mlx)
 import numpy as np  # noqa: E402
-from bench.machine import machine_info  # noqa: E402
+from nanoagent.machine import machine_info  # noqa: E402
 
 
 @dataclass

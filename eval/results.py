@@ -5,7 +5,7 @@
 
 A run file holds {"format": "nanoagent-eval", "version": 1, "kind": "toolcall" | "coding", "label", "created",
 "model": {"spec", "backend"}, "settings", "machine", "suites": {name: {"metrics", "dropped", "items"}},
-"throughput"}. `machine` is bench.machine.machine_info() (platform, CPU, cores, python, package versions).
+"throughput"}. `machine` is nanoagent.machine.machine_info() (platform, CPU, cores, python, package versions).
 Files that are not eval results are reported by `load_runs` as skipped (with the reason), never silently ignored.
 
 Left out: migrating older format versions (there is only version 1).
@@ -24,7 +24,7 @@ DEFAULT_DIR = Path(__file__).parent / "results"
 
 
 def machine() -> dict:
-    from bench.machine import machine_info
+    from nanoagent.machine import machine_info
 
     info = machine_info()
     try:
