@@ -31,7 +31,7 @@ from nanoagent.atomic import write_text
 from eval.report import _cell, _pct, latest, suite_names
 from eval.results import load_runs
 
-# nanoagent.pipeline.STAGES (importing that module loads MLX; tests/test_eval_html.py checks they agree)
+# pipeline.STAGES (importing that module loads MLX; tests/test_eval_html.py checks they agree)
 PIPELINE_STAGES = ("smoke", "data", "sft", "grpo", "export", "eval", "agent")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f")
 CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1150px;padding:0 1em;color:#222}

@@ -183,3 +183,26 @@ def _normalize_messages(messages: Any, tool_names: set[str]) -> list[dict]:
     if not any(m["role"] == "assistant" for m in out) and not any(m["role"] == "user" for m in out):
         raise RecordError("messages", "needs at least one user or assistant message")
     return out
+
+
+# A tool-calling conversation up to the model's turn: the smoke run (python -m pipeline --stages smoke), the export
+# parity check and the quickstart notebook show what the model does with it.
+DEMO_RECORD = {
+    "messages": [
+        {"role": "system", "content": "You are a helpful assistant with access to tools."},
+        {"role": "user", "content": "What's the weather like in Paris right now, in celsius?"},
+    ],
+    "tools": [
+        {"type": "function", "function": {
+            "name": "get_weather", "description": "Get the current weather for a city.",
+            "parameters": {"type": "object", "properties": {
+                "city": {"type": "string", "description": "City name, e.g. Berlin"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+                "required": ["city"]}}},
+        {"type": "function", "function": {
+            "name": "convert_currency", "description": "Convert an amount between two currencies.",
+            "parameters": {"type": "object", "properties": {
+                "amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}},
+                "required": ["amount", "from", "to"]}}},
+    ],
+}

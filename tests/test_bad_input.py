@@ -154,8 +154,8 @@ MATRIX = [
     ("nanoagent.cli", ["serve", "{B}/hollow"], "hollow"),
     ("nanoagent.models", ["{B}/hollow"], "hollow is not a complete model"),
     ("nanoagent.models", ["{B}/nope"], "nope"),
-    ("nanoagent.pipeline", ["--out", "{B}/afile"], "afile is a file"),
-    ("nanoagent.pipeline", ["--stages", "nosuch"], "'nosuch'"),
+    ("pipeline", ["--out", "{B}/afile"], "afile is a file"),
+    ("pipeline", ["--stages", "nosuch"], "'nosuch'"),
     ("nanoagent.tasks.validate", ["{B}/nope"], "nope"),
 ]
 

@@ -157,7 +157,7 @@ def test_pipeline_folder_names_missing_stages(tmp_path):
 
 
 def test_pipeline_stages_match_the_pipeline():
-    tree = ast.parse((ROOT / "nanoagent" / "pipeline.py").read_text())
+    tree = ast.parse((ROOT / "pipeline.py").read_text())
     stages = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                   and getattr(n.targets[0], "id", "") == "STAGES")
     assert tuple(stages) == PIPELINE_STAGES

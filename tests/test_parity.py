@@ -76,7 +76,7 @@ def test_dequantized_weights_are_exact(embedded_gguf):
 
 def test_logits_agree_with_llama_cpp(llama, mlx_model):
     import mlx.core as mx
-    from nanoagent.pipeline import DEMO_RECORD
+    from nanoagent.record import DEMO_RECORD
     from nanoagent.render import render_prompt
 
     model, tok = mlx_model

@@ -1,4 +1,4 @@
-"""The end-to-end pipeline's orchestration (nanoagent/pipeline.py): stage order, resume, changed settings, failures,
+"""The end-to-end pipeline's orchestration (pipeline.py): stage order, resume, changed settings, failures,
 accepted exit codes, and the commands it plans. Stage commands are replaced by tiny Python one-liners here; each
 stage's own command is tested in its own test file.
 
@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from nanoagent import pipeline
-from nanoagent.pipeline import Stage
+import pipeline
+from pipeline import Stage
 
 
 def fake_plan(log, fail=None, codes=None):

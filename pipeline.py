@@ -1,9 +1,10 @@
-"""The main job, end to end on the embedded defaults: the README's first command runs this.
+"""The main job, end to end on the embedded defaults: the README's first command runs this. It sits on top of the
+stages (outside the library): it runs each stage as its own command and reads only the files they write.
 
-    python -m nanoagent.pipeline                          # every stage, small settings (about 12 min on 2 cores)
-    python -m nanoagent.pipeline --stages smoke           # the smoke run only (seconds)
-    python -m nanoagent.pipeline --out runs/pipeline --sft-steps 90 --grpo-steps 10 --eval-limit 50
-    python -m nanoagent.pipeline --force                  # run every stage again
+    python -m pipeline                          # every stage, small settings (about 12 min on 2 cores)
+    python -m pipeline --stages smoke           # the smoke run only (seconds)
+    python -m pipeline --out runs/pipeline --sft-steps 90 --grpo-steps 10 --eval-limit 50
+    python -m pipeline --force                  # run every stage again
 
 It carries the embedded SmolLM2-135M-Instruct through the five stages, each run as its own command (printed before
 it starts, so any stage can be re-run or tuned by hand), every output under `--out`:
@@ -49,30 +50,9 @@ from pathlib import Path
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.atomic import write_json
 from nanoagent.models import EMBEDDED, ModelLoadError, load
-from nanoagent.record import Record
+from nanoagent.record import DEMO_RECORD, Record
 from nanoagent.render import render_prompt
 from nanoagent.toolcall import ToolCallError, parse
-
-DEMO_RECORD = {
-    "messages": [
-        {"role": "system", "content": "You are a helpful assistant with access to tools."},
-        {"role": "user", "content": "What's the weather like in Paris right now, in celsius?"},
-    ],
-    "tools": [
-        {"type": "function", "function": {
-            "name": "get_weather", "description": "Get the current weather for a city.",
-            "parameters": {"type": "object", "properties": {
-                "city": {"type": "string", "description": "City name, e.g. Berlin"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-                "required": ["city"]}}},
-        {"type": "function", "function": {
-            "name": "convert_currency", "description": "Convert an amount between two currencies.",
-            "parameters": {"type": "object", "properties": {
-                "amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}},
-                "required": ["amount", "from", "to"]}}},
-    ],
-}
-
 
 def run_demo(model_spec: str = EMBEDDED, max_tokens: int = 96) -> dict:
     from mlx_lm import stream_generate
@@ -109,7 +89,7 @@ def run_demo(model_spec: str = EMBEDDED, max_tokens: int = 96) -> dict:
     return result
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parent
 GGUF_NAME = "model-q8_0.gguf"  # export writes its report beside it as model-q8_0.export.json
 STAGES = ("smoke", "data", "sft", "grpo", "export", "eval", "agent")
 
@@ -339,7 +319,7 @@ def _summary(rows, out: Path, Console, Table) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nanoagent.pipeline", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES, metavar="STAGE",
                         help=f"stages to run, in pipeline order (default: all of {', '.join(STAGES)})")
     parser.add_argument("--out", default="runs/pipeline", help="folder for every stage's outputs")
