@@ -153,21 +153,21 @@ def test_expected_call_outside_its_own_schema_is_named_before_any_rollout(tmp_pa
 
 
 def test_default_source_builds_the_data_like_train_dft(tmp_path, monkeypatch):
-    import data_recipes.build
+    import train.dft
 
     monkeypatch.chdir(tmp_path)
     built = []
 
-    def fake_build(recipe=None, **kw):  # stands in for the real (minutes-long) build of the default recipe
-        out = tmp_path / "data" / "default"
+    def fake_build(cmd):  # stands in for the real (minutes-long) `python -m data_recipes.build`
+        out = tmp_path / cmd[cmd.index("--out") + 1]
         out.mkdir(parents=True)
         (out / "train.jsonl").write_text(FIXTURE.read_text())
         (out / "valid.jsonl").write_text(FIXTURE.read_text())
-        built.append(recipe)
-        return out
-    monkeypatch.setattr(data_recipes.build, "build", fake_build)
-    assert len(load_toolcall_tasks("valid")) == 4 and built == [None]
-    assert len(load_toolcall_tasks("valid")) == 4 and built == [None]  # built once
+        built.append(cmd[2])
+        return 0
+    monkeypatch.setattr(train.dft.subprocess, "call", fake_build)
+    assert len(load_toolcall_tasks("valid")) == 4 and built == ["data_recipes.build"]
+    assert len(load_toolcall_tasks("valid")) == 4 and built == ["data_recipes.build"]  # built once
     (tmp_path / "data" / "default" / "valid.jsonl").unlink()  # a data folder without its validation split
     with pytest.raises(TaskError, match="python -m data_recipes.build --offline"):
         load_toolcall_tasks("valid")

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import mlx.core as mx
@@ -109,22 +108,30 @@ def test_bad_input_fails_fast_with_a_clear_message(tiny, tmp_path, capsys):
 
 
 def test_default_data_is_built_when_missing(tmp_path, monkeypatch):
+    """No --data and no data/default: the data stage runs as its own command (never imported), once."""
     calls = []
 
-    def build(recipe=None):
-        calls.append(recipe)
-        out = tmp_path / "data" / "default"
+    def call(cmd):
+        calls.append(cmd)
+        out = Path(cmd[cmd.index("--out") + 1])
         out.mkdir(parents=True)
         for name in ("train.jsonl", "valid.jsonl"):
             (out / name).write_text((FIXTURE / name).read_text())
-        return out
+        return 0
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "data_recipes.build", types.SimpleNamespace(build=build))
+    monkeypatch.setattr(dft.subprocess, "call", call)
     train, valid = dft.resolve_data(dft.DFTConfig())
-    assert calls == [None] and train.is_file() and valid.is_file()
+    assert calls == [[sys.executable, "-m", "data_recipes.build", "--out", "data/default"]]
+    assert train == Path("data/default/train.jsonl") and train.is_file() and valid.is_file()
     dft.resolve_data(dft.DFTConfig())
-    assert calls == [None]  # built once; present data is reused
+    assert len(calls) == 1  # built once; present data is reused
+    train, _ = dft.resolve_data(dft.DFTConfig(recipe="recipes/mine.yaml"))  # a recipe has its own folder
+    assert calls[-1][-4:] == ["--out", "data/mine", "--recipe", "recipes/mine.yaml"]
+    assert train == Path("data/mine/train.jsonl")
+    monkeypatch.setattr(dft.subprocess, "call", lambda cmd: 1)
+    with pytest.raises(dft.DataError, match="the data build failed"):
+        dft.resolve_data(dft.DFTConfig(recipe="other.yaml"))
 
 
 def saved_steps(run):

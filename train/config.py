@@ -37,7 +37,7 @@ class DFTConfig:
     # what to train
     model: str = "embedded"  # "embedded", a local HF/MLX folder, or a Hub id (nanoagent.models.load)
     data: str | None = None  # folder with train.jsonl/valid.jsonl; None: the default recipe's output (built if missing)
-    recipe: str | None = None  # recipe passed to data_recipes.build.build when `data` is missing
+    recipe: str | None = None  # with no `data`: train on data/<recipe name>, built by `python -m data_recipes.build`
     heldout: str | None = None  # JSONL of tool-calling records for the validity check; None: valid.jsonl
     run_dir: str | None = None  # output folder; None: runs/dft-<time>
     # method

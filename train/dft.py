@@ -23,6 +23,8 @@ Left out: evaluation beyond validity (eval stage), GGUF export (export stage).
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +39,8 @@ DEFAULT_DATA = Path("data/default")
 
 
 def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[Path, Path | None]:
-    """(train.jsonl, valid.jsonl or None); builds the default recipe's data when no data is given and none exists."""
+    """(train.jsonl, valid.jsonl or None). With no --data: data/default (or data/<recipe name> with --recipe), built
+    first by `python -m data_recipes.build` when it does not exist."""
     if cfg.data:
         p = Path(cfg.data)
         if p.is_dir():
@@ -51,21 +54,20 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
             raise DataError(f"--data {cfg.data}: {train} is missing")
         unfinished(train.parent)
         return train, valid if valid.is_file() and valid != train else None
-    train, valid = DEFAULT_DATA / "train.jsonl", DEFAULT_DATA / "valid.jsonl"
+    folder = Path("data") / Path(cfg.recipe).stem if cfg.recipe else DEFAULT_DATA
+    train, valid = folder / "train.jsonl", folder / "valid.jsonl"
     if not train.is_file():
-        try:
-            from data_recipes.build import build
-        except ImportError as e:
-            raise DataError(f"no --data given and {train} does not exist, and the recipe builder can't be imported "
-                            f"({e}). Pass --data FOLDER with train.jsonl/valid.jsonl.") from None
-        if rank == 0:
-            print(f"building the training data ({cfg.recipe or 'default recipe'}) ...", flush=True)
-            folder = Path(build(recipe=cfg.recipe))
-            train, valid = folder / "train.jsonl", folder / "valid.jsonl"
+        if rank == 0:  # the data stage runs as its own command: stages share files, not imports
+            cmd = [sys.executable, "-m", "data_recipes.build", "--out", str(folder)]
+            cmd += ["--recipe", cfg.recipe] if cfg.recipe else []
+            print(f"building the training data ({cfg.recipe or 'default recipe'}): {shlex.join(cmd)}", flush=True)
+            if subprocess.call(cmd) != 0:
+                raise DataError(f"the data build failed (see above): fix it, or run `{shlex.join(cmd)}` by hand, "
+                                "or pass --data FOLDER with train.jsonl/valid.jsonl")
         barrier()  # other ranks wait for rank 0's build
         if not train.is_file():
-            raise DataError(f"rank {rank}: {train} is missing after the build (with several processes and a "
-                            "recipe that writes elsewhere, build it first and pass --data)")
+            raise DataError(f"rank {rank}: {train} is missing after the build (with several processes, build it "
+                            "first and pass --data)")
     unfinished(train.parent)
     return train, valid if valid.is_file() else None
 
