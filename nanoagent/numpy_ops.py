@@ -6,10 +6,10 @@ MLX's CPU backend evaluates exp, sigmoid and softmax one element at a time on x8
 time. Here each is an `mx.custom_function` whose forward and backward run in numpy: the input is evaluated, copied
 out, computed on and copied back. Gradients are the analytic ones, written out below.
 
-Inside `numpy_ops()`, mlx-lm's llama attention and MLP use them (it swaps the module-level
-`scaled_dot_product_attention` and `swiglu` that `mlx_lm.models.llama` calls; the parameter tree is untouched), and
-`softmax` and `logsumexp` choose numpy; outside it every function here is MLX's own op. Measured on the embedded
-SmolLM2-135M, 2-core AMD EPYC:
+Inside `numpy_ops()`, mlx-lm's llama attention and MLP use them (nanoagent.mlx_patches swaps the module-level
+`scaled_dot_product_attention` and `swiglu` that `mlx_lm.models.llama` calls, once it has checked they are there;
+the parameter tree is untouched), and `softmax` and `logsumexp` choose numpy; outside it every function here is
+MLX's own op. Measured on the embedded SmolLM2-135M, 2-core AMD EPYC:
 
     full fine-tuning, value and grad of the loss    4 x 256 tokens: 7.6 -> 5.7 s    1 x 1024: 11.2 -> 8.6 s
       its peak memory                               3.1 -> 7.9 GB                   4.0 -> 10.5 GB
@@ -48,6 +48,7 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
+from nanoagent import mlx_patches
 
 def active() -> bool:
     return mx.default_device() == mx.cpu and os.environ.get("NANOAGENT_NUMPY_OPS", "1") != "0"
@@ -182,7 +183,7 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     broadcasts to (B, H, L, S).
     """
     if sinks is not None or hasattr(cache, "bits") or not _use_numpy(queries, keys, values):
-        original = _original("scaled_dot_product_attention")
+        original = mlx_patches.original(mlx_patches.llama(), "scaled_dot_product_attention")
         return original(queries, keys, values, cache=cache, scale=scale, mask=mask, sinks=sinks)
     b, heads, length, dim = queries.shape
     kv_heads = keys.shape[1]
@@ -202,22 +203,6 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     return (weights @ values[:, :, None]).reshape(b, heads, length, dim)
 
 
-_ORIGINAL: dict = {}  # mlx-lm's own functions, taken before any swap
-
-
-def _llama():
-    from mlx_lm.models import llama
-
-    if not _ORIGINAL:
-        _ORIGINAL.update(scaled_dot_product_attention=llama.scaled_dot_product_attention, swiglu=llama.swiglu)
-    return llama
-
-
-def _original(name: str):
-    _llama()
-    return _ORIGINAL[name]
-
-
 def using_numpy_ops(fn):
     """`fn`, run inside `numpy_ops()` on every call (for a `value_and_grad` function: the backward runs within
     the call, so it is covered too)."""
@@ -235,12 +220,9 @@ def numpy_ops():
     if not active():
         yield
         return
-    llama = _llama()
-    saved = (llama.scaled_dot_product_attention, llama.swiglu)
     _DEPTH[0] += 1
     try:
-        llama.scaled_dot_product_attention, llama.swiglu = attention, swiglu
-        yield
+        with mlx_patches.replaced(mlx_patches.llama(), scaled_dot_product_attention=attention, swiglu=swiglu):
+            yield
     finally:
         _DEPTH[0] -= 1
-        llama.scaled_dot_product_attention, llama.swiglu = saved

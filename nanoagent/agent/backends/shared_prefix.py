@@ -23,11 +23,12 @@ no sliding window); `supports` says no and the caller copies the prefix instead.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import mlx.core as mx
 import mlx.nn as nn
 
+from nanoagent.mlx_patches import replaced
 from nanoagent.numpy_ops import softmax
 
 _NEEDED = ("q_proj", "k_proj", "v_proj", "o_proj", "rope", "n_heads", "n_kv_heads", "scale")
@@ -89,16 +90,11 @@ class SharedPrefixAttention(nn.Module):
 def shared_prefix_attention(model, prefix_cache):
     """Run `model` with every layer attending to `prefix_cache` (batch 1) as a shared prefix; restored on exit.
 
-    Inside, the caches passed to the model hold only each row's own tokens and start at offset 0; positions
+    Each layer's `self_attn` is swapped through nanoagent.mlx_patches. Inside, the caches passed to the model hold only each row's own tokens and start at offset 0; positions
     continue after the prefix.
     """
-    layers = list(model.layers)
-    saved = [layer.self_attn for layer in layers]
-    try:
-        for layer, c in zip(layers, prefix_cache):
-            layer.self_attn = SharedPrefixAttention(layer.self_attn, c.keys[..., :c.offset, :],
-                                                    c.values[..., :c.offset, :])
+    with ExitStack() as stack:
+        for layer, c in zip(model.layers, prefix_cache):
+            attn = SharedPrefixAttention(layer.self_attn, c.keys[..., :c.offset, :], c.values[..., :c.offset, :])
+            stack.enter_context(replaced(layer, self_attn=attn))
         yield
-    finally:
-        for layer, attn in zip(layers, saved):
-            layer.self_attn = attn
