@@ -1,0 +1,120 @@
+"""The call-or-answer decision, read from the model's first reply token: does it open a call where one is needed,
+and only there?
+
+    python -m eval.decision --model runs/quality-cpu-2 --suites valid --n 100
+    python -m eval.decision --model exports/x-q8_0.gguf --suites irrelevance,simple_python --n 80
+
+A reply that calls a tool starts with the first token of `<tool_call>` ("<"; the tag is five tokens); any other
+first token is a text answer. For a seeded random sample of each suite's items, split by what is right (a call, or
+no call), this reads the model's probability of that token after the prompt (MLX, one forward pass per item, no
+generation) and reports per group the mean probability and the share of items whose most likely first token opens
+a call (what greedy decoding would do), and over both groups the AUC: the chance that a random item needing a call
+gets a higher probability than a random item needing none (0.5: the model does not tell them apart; 1: it always
+does). Minutes instead of the hour a whole-suite generation takes, so it fits between training runs.
+
+Writes eval/results/decision/<label>.json (settings, machine, per-item probabilities) unless --out-dir is empty.
+Left out: later decisions in a conversation (after a tool result), llama.cpp logits (a .gguf is read into MLX).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from eval.config import ConfigError, parse_config
+from eval.suites import SuiteError, expand_suites, load_suite, split_limit
+from nanoagent.atomic import write_json
+from nanoagent.machine import machine_info
+from nanoagent.toolcall import OPEN
+
+
+@dataclass
+class DecisionConfig:
+    model: str = field(default="embedded", metadata={"help": "embedded | MLX folder | run folder | .gguf"})
+    suites: list[str] = field(default_factory=lambda: ["valid"], metadata={"help": "suites, comma-separated"})
+    n: int = field(default=100, metadata={"help": "items per suite, a seeded random sample (0: all)"})
+    seed: int = 0
+    label: str | None = field(default=None, metadata={"help": "name of the result file (default: from --model)"})
+    out_dir: str = field(default="eval/results/decision", metadata={"help": "'' writes no file"})
+
+
+def auc(pos: list[float], neg: list[float]) -> float | None:
+    """P(a random positive scores above a random negative), ties counted half (Mann-Whitney U / n_pos n_neg)."""
+    if not pos or not neg:
+        return None
+    p, q = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
+    return float(((p > q).sum() + 0.5 * (p == q).sum()) / (p.size * q.size))
+
+
+def call_probabilities(model, tokenizer, items) -> list[dict]:
+    """Per item: P(first reply token opens a call) and whether it is the most likely first token."""
+    import mlx.core as mx
+
+    from nanoagent.render import backend_tokenizer, render_prompt
+
+    open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
+    out = []
+    for item in items:
+        ids = render_prompt(item.messages, item.tools, tokenizer)
+        logits = model(mx.array([ids]))[0, -1].astype(mx.float32)
+        probs = mx.softmax(logits)
+        out.append({"id": item.id, "needs_call": item.expect != "no_call", "p_call": round(probs[open_id].item(), 6),
+                    "argmax_call": int(mx.argmax(logits).item()) == open_id, "prompt_tokens": len(ids)})
+    return out
+
+
+def summarize(rows: list[dict]) -> dict:
+    calls = [r["p_call"] for r in rows if r["needs_call"]]
+    nones = [r["p_call"] for r in rows if not r["needs_call"]]
+
+    def group(ps, flags):
+        return {"n": len(ps), "mean_p_call": float(np.mean(ps)) if ps else None,
+                "greedy_call_rate": float(np.mean(flags)) if flags else None}
+    return {"needs_call": group(calls, [r["argmax_call"] for r in rows if r["needs_call"]]),
+            "needs_no_call": group(nones, [r["argmax_call"] for r in rows if not r["needs_call"]]),
+            "auc": auc(calls, nones)}
+
+
+def main(argv=None) -> int:
+    try:
+        cfg = parse_config(DecisionConfig, argv, description=__doc__.splitlines()[0])
+        if cfg.n < 0:
+            raise ConfigError(f"--n must be 0 (every item) or a positive number of items, got {cfg.n}")
+        loaded = {}
+        for spec in expand_suites(cfg.suites):
+            name, limit = split_limit(spec, cfg.n or None)
+            loaded[name] = load_suite(name, limit=limit, seed=cfg.seed)[0]
+    except (ConfigError, SuiteError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from nanoagent.gguf_import import GGUFImportError
+    from nanoagent.models import ModelLoadError, load
+
+    try:
+        model, tokenizer = load(cfg.model)
+    except (ModelLoadError, GGUFImportError) as e:
+        print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
+        return 2
+    label = cfg.label or Path(cfg.model.rstrip("/")).name.removesuffix(".gguf")
+    result = {"kind": "decision", "label": label, "settings": asdict(cfg), "machine": machine_info(), "suites": {}}
+    for name, items in loaded.items():
+        t0 = time.perf_counter()
+        rows = call_probabilities(model, tokenizer, items)
+        result["suites"][name] = {**summarize(rows), "seconds": round(time.perf_counter() - t0, 1), "items": rows}
+        s = result["suites"][name]
+        fmt = lambda g: (f"n={g['n']} mean P(call)={g['mean_p_call']:.3f} greedy calls={g['greedy_call_rate']:.0%}"
+                         if g["n"] else "n=0")
+        print(f"{name}: needs a call: {fmt(s['needs_call'])}; needs none: {fmt(s['needs_no_call'])}; "
+              f"AUC {s['auc'] if s['auc'] is None else round(s['auc'], 3)}", flush=True)
+    if cfg.out_dir:
+        print(write_json(Path(cfg.out_dir) / f"{label}.json", result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
