@@ -5,28 +5,28 @@ convert; the build counts drops by reason and never crashes on a bad row. The he
 sources get wrong in common:
 
 - payloads that are JSON, Python literals (single quotes, True/None) or several objects written back to back
-  (`loads_lenient`, `loads_objects`);
+  (`loads_lenient`, `loads_objects`, `call`: nanoagent.toolcall's lenient readers, raising Drop);
 - xLAM-style parameter tables (`{"city": {"type": "str, optional", ...}}`) and Python typing strings
   (`List[Dict[str, int]]`) turned into JSON Schema (`params_to_schema`, `type_to_schema`);
-- `<tools>` blocks in system prompts and `<tool_call>` blocks in assistant text (`tools_from_text`,
-  `split_tool_calls`);
+- `<tools>` and `<tool_response>` blocks (`tools_from_text`, `split_tool_responses`); `<tool_call>` blocks are
+  read by the one parser, `dropping(nanoagent.toolcall.parse)(text, lenient=True)`.
 Conversation assembly (role names, turn splitting, the final check) lives in data_recipes.turns.
 
 Usage (in an adapter):
     tools = [tool_spec(t) for t in loads_objects(row["tools"], "tools")]
-    content, calls = split_tool_calls(assistant_text)
+    reply = dropping(parse)(assistant_text, lenient=True)     # Drop("unclosed_tool_call"), ...
 
 Left out: repairing truncated JSON; a row whose payload can't be read is dropped under a named reason.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import re
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import Any
 
+from nanoagent import toolcall
+from nanoagent.toolcall import ToolCallError
 
 
 class Drop(Exception):
@@ -40,73 +40,21 @@ class Drop(Exception):
 
 # ---------------------------------------------------------------------------------------------- lenient parsing
 
-def loads_lenient(text: Any, what: str = "payload") -> Any:
-    """One value from JSON or a Python literal; already-parsed values pass through. Raises Drop."""
-    if not isinstance(text, str):
-        return text
-    s = text.strip()
-    if not s:
-        raise Drop(f"empty_{what}")
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(s)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        pass
-    raise Drop(f"unparseable_{what}", s[:80])
-
-
-def _balanced_chunks(s: str) -> list[str]:
-    """Top-level `{...}` / `[...]` spans of `s`, honouring both quote styles; other text between them is skipped."""
-    chunks, depth, start, quote, escape = [], 0, -1, "", False
-    for i, ch in enumerate(s):
-        if quote:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'" and depth > 0:
-            quote = ch
-        elif ch in "{[":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch in "}]" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                chunks.append(s[start:i + 1])
-    if depth != 0:
-        raise Drop("unbalanced_payload", s[-80:])
-    return chunks
-
-
-def loads_objects(text: Any, what: str = "payload") -> list:
-    """A list of values from one JSON/Python list, one object, or several objects written back to back."""
-    if not isinstance(text, str):
-        value = text
-    else:
+def dropping(fn):
+    """`fn` with the ToolCallError of nanoagent.toolcall's lenient reading raised as Drop, same reason and detail."""
+    @wraps(fn)
+    def wrapped(*args, **kwargs):
         try:
-            value = loads_lenient(text, what)
-        except Drop as first:
-            if first.reason.startswith("empty_"):
-                raise
-            try:
-                chunks = _balanced_chunks(text)
-            except Drop:
-                raise first from None
-            if not chunks:
-                raise
-            value = [loads_lenient(c, what) for c in chunks]
-            # A run of lists written back to back is one list.
-            value = [x for v in value for x in (v if isinstance(v, list) else [v])]
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
+            return fn(*args, **kwargs)
+        except ToolCallError as e:
+            raise Drop(e.reason, e.detail) from None
+
+    return wrapped
+
+
+loads_lenient = dropping(toolcall.loads_lenient)  # one value from JSON or a Python literal
+loads_objects = dropping(toolcall.loads_objects)  # a list of values: one list, one object, or several back to back
+call = dropping(toolcall.lenient_call)            # the canonical call from a dataset's call object
 
 
 # ------------------------------------------------------------------------------------------------- tool specs
@@ -263,45 +211,6 @@ def tools_from_text(text: str) -> tuple[list[dict], str]:
 
 
 # ------------------------------------------------------------------------------------------------- tool calls
-
-def call(raw: Any) -> dict:
-    """Canonical call from `{"name", "arguments"}` (arguments maybe a JSON or Python-literal string)."""
-    if not isinstance(raw, dict):
-        raise Drop("bad_tool_call", f"a call is {type(raw).__name__}")
-    fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
-    name = fn.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise Drop("bad_tool_call", "call without a name")
-    args = fn.get("arguments", fn.get("parameters", {}))
-    if isinstance(args, str):
-        args = loads_lenient(args, "arguments") if args.strip() else {}
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        raise Drop("bad_tool_call", f"arguments are {type(args).__name__}")
-    return {"type": "function", "function": {"name": name.strip(), "arguments": args}}
-
-
-def split_tool_calls(text: str) -> tuple[str, list[dict]]:
-    """Free text and calls of an assistant turn that writes each call (or a list of calls) in <tool_call> tags."""
-    calls, pieces, pos = [], [], 0
-    while True:
-        start = text.find("<tool_call>", pos)
-        if start < 0:
-            pieces.append(text[pos:])
-            break
-        end = text.find("</tool_call>", start)
-        if end < 0:
-            raise Drop("unclosed_tool_call")
-        pieces.append(text[pos:start])
-        for obj in loads_objects(text[start + len("<tool_call>"):end], "tool_call"):
-            calls.append(call(obj))
-        pos = end + len("</tool_call>")
-    content = "".join(pieces).strip()
-    if "</tool_call>" in content:
-        raise Drop("unclosed_tool_call")
-    return content, calls
-
 
 def split_tool_responses(text: str) -> list[str]:
     """The payloads of each `<tool_response>` block, or the whole text when there is none."""

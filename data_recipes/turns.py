@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from data_recipes.convert import (Drop, call, loads_lenient, loads_objects, split_tool_calls, split_tool_responses,
+from data_recipes.convert import (Drop, call, dropping, loads_lenient, loads_objects, split_tool_responses,
                                   tools_from_text)
 from nanoagent.record import Record, RecordError
+from nanoagent.toolcall import parse
 
 
 ROLE_NAMES = {
@@ -103,7 +104,8 @@ def messages_from_turns(turns: Any, role_key: str = "role", content_key: str = "
                 head, _, body = text.partition("<functioncall>")
                 content, calls = head.strip(), [call(c) for c in loads_objects(body, "tool_call")]
             else:
-                content, calls = split_tool_calls(text)
+                reply = dropping(parse)(text, lenient=True)
+                content, calls = reply.content, reply.tool_calls
             msg = {"role": "assistant", "content": content}
             if calls:
                 msg["tool_calls"] = calls

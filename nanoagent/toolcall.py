@@ -11,15 +11,23 @@ template's `tojson`). `parse(text, tools)` reads a model reply back into `(conte
 `ToolCallError` subclass when a call is broken; each error's message is written for the model to read and act on
 (the agent loop sends it back as the tool result).
 
+`parse(text, lenient=True)` reads what datasets write instead (the data build's adapters use it): each tag may hold
+a JSON or Python-literal object (single quotes, True/None), a list of calls or several objects back to back; a
+call may sit under "function", say "parameters" for "arguments", or give its arguments as a string or null. Its
+errors carry `reason` and `detail`, what the build counts a dropped row under. `loads_lenient`, `loads_objects`
+and `lenient_call` are its readers, for payloads outside the tags too.
+
 Usage:
     reply = parse(model_text, record.tools)      # -> Reply(content, tool_calls)
     try: ... except ToolCallError as e: feedback = str(e)
+    reply = parse(dataset_text, lenient=True)    # e.reason: "unclosed_tool_call", "unparseable_tool_call", ...
 
 Left out: repairing broken JSON. A 135M model must learn the format; eval counts what it gets wrong.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -32,9 +40,14 @@ OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
 
 class ToolCallError(ValueError):
-    """A reply whose tool call can't be used. `kind` names the failure for counting in eval."""
+    """A reply whose tool call can't be used. `kind` names the failure for counting in eval; `reason` and `detail`
+    for the data build's drop counts (lenient mode)."""
 
     kind = "invalid"
+
+    def __init__(self, message: str = "", reason: str = "", detail: str = ""):
+        super().__init__(message or (f"{reason}: {detail}" if detail else reason))
+        self.reason, self.detail = reason or self.kind, detail
 
 
 class UnclosedTagError(ToolCallError):
@@ -161,8 +174,12 @@ def parse_call_json(body: str, tools=None) -> dict:
             pass
     if not isinstance(args, dict):
         raise BadArgumentsError(f'"arguments" of {obj["name"]} must be a JSON object, got {type(args).__name__}.')
-    index = _tool_index(tools)
-    name = obj["name"]
+    return _checked({"type": "function", "function": {"name": obj["name"], "arguments": args}}, _tool_index(tools))
+
+
+def _checked(call: dict, index: dict | None) -> dict:
+    """`call`, once its tool is offered and its arguments fit (no check without an index)."""
+    name, args = call["function"]["name"], call["function"]["arguments"]
     if index is not None:
         if name not in index:
             offered = ", ".join(sorted(index)) or "none"
@@ -170,14 +187,96 @@ def parse_call_json(body: str, tools=None) -> dict:
         problems = check_arguments(args, index[name])
         if problems:
             raise BadArgumentsError(f"Arguments for {name} do not fit its schema: " + "; ".join(problems[:5]) + ".")
-    return {"type": "function", "function": {"name": name, "arguments": args}}
+    return call
 
 
-def parse(text: str, tools=None) -> Reply:
+# ------------------------------------------------------------------------ lenient reading (parse(lenient=True))
+
+def loads_lenient(text, what: str = "payload"):
+    """One value from JSON or a Python literal; already-parsed values pass through."""
+    if not isinstance(text, str):
+        return text
+    s = text.strip()
+    if not s:
+        raise NotJSONError(reason=f"empty_{what}")
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    raise NotJSONError(reason=f"unparseable_{what}", detail=s[:80])
+
+
+def _balanced_chunks(s: str) -> list[str] | None:
+    """Top-level `{...}` / `[...]` spans of `s`, honouring both quote styles; None when the brackets don't balance."""
+    chunks, depth, start, quote, escape = [], 0, -1, "", False
+    for i, ch in enumerate(s):
+        if quote:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'" and depth > 0:
+            quote = ch
+        elif ch in "{[":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch in "}]" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                chunks.append(s[start:i + 1])
+    return chunks if depth == 0 else None
+
+
+def loads_objects(text, what: str = "payload") -> list:
+    """A list of values from one JSON/Python list, one object, or several objects written back to back."""
+    if not isinstance(text, str):
+        value = text
+    else:
+        try:
+            value = loads_lenient(text, what)
+        except NotJSONError as first:
+            chunks = None if first.reason.startswith("empty_") else _balanced_chunks(text)
+            if not chunks:
+                raise
+            value = [loads_lenient(c, what) for c in chunks]
+            value = [x for v in value for x in (v if isinstance(v, list) else [v])]  # lists back to back: one list
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def lenient_call(raw) -> dict:
+    """Canonical call from `{"name", "arguments"}` as datasets write it (see the module docstring)."""
+    if not isinstance(raw, dict):
+        raise NotJSONError(reason="bad_tool_call", detail=f"a call is {type(raw).__name__}")
+    fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    name = fn.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise NotJSONError(reason="bad_tool_call", detail="call without a name")
+    args = fn.get("arguments", fn.get("parameters", {}))
+    if isinstance(args, str):
+        args = loads_lenient(args, "arguments") if args.strip() else {}
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise BadArgumentsError(reason="bad_tool_call", detail=f"arguments are {type(args).__name__}")
+    return {"type": "function", "function": {"name": name.strip(), "arguments": args}}
+
+
+def parse(text: str, tools=None, lenient: bool = False) -> Reply:
     """Split a model reply into free text and tool calls.
 
     `tools` (canonical or bare specs) enables the unknown-tool and schema checks; None skips them.
     The content is the text outside the tags, stripped. Raises ToolCallError on the first broken call.
+    `lenient`: read each tag's calls as datasets write them (see the module docstring).
     """
     calls, pieces, pos = [], [], 0
     while True:
@@ -188,10 +287,15 @@ def parse(text: str, tools=None) -> Reply:
         pieces.append(text[pos:start])
         end = text.find(CLOSE, start + len(OPEN))
         if end < 0:
-            raise UnclosedTagError(f"A {OPEN} tag was opened but never closed. End each call with {CLOSE}.")
-        calls.append(parse_call_json(text[start + len(OPEN):end], tools))
+            raise UnclosedTagError(f"A {OPEN} tag was opened but never closed. End each call with {CLOSE}.",
+                                   "unclosed_tool_call")
+        body = text[start + len(OPEN):end]
+        if lenient:
+            calls += [_checked(lenient_call(c), _tool_index(tools)) for c in loads_objects(body, "tool_call")]
+        else:
+            calls.append(parse_call_json(body, tools))
         pos = end + len(CLOSE)
     content = "".join(pieces)
     if CLOSE in content:
-        raise UnclosedTagError(f"Found {CLOSE} without a matching {OPEN}.")
+        raise UnclosedTagError(f"Found {CLOSE} without a matching {OPEN}.", "unclosed_tool_call")
     return Reply(content=content.strip(), tool_calls=calls)

@@ -5,8 +5,8 @@ Run: .venv/bin/python -m pytest tests/test_data_convert.py -q
 
 import pytest
 
-from data_recipes.convert import (Drop, loads_objects, params_to_schema, split_tool_calls, tools_from_text,
-                                  type_to_schema)
+from data_recipes.convert import Drop, dropping, loads_objects, params_to_schema, tools_from_text, type_to_schema
+from nanoagent.toolcall import parse
 
 
 @pytest.mark.parametrize("text,schema,optional", [
@@ -49,13 +49,15 @@ def test_loads_objects_errors_are_named(text, reason):
     assert e.value.reason == reason
 
 
-def test_split_tool_calls_text_list_and_python_literal():
-    content, calls = split_tool_calls('Sure.\n<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
-                                      "<tool_call>[{'name': 'g', 'arguments': '{\"b\": 2}'}]</tool_call>")
-    assert content == "Sure."
-    assert [c["function"] for c in calls] == [{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {"b": 2}}]
-    with pytest.raises(Drop):
-        split_tool_calls("<tool_call>{}")
+def test_lenient_parse_reads_text_list_and_python_literal_and_drops_by_reason():
+    reply = dropping(parse)('Sure.\n<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+                            "<tool_call>[{'name': 'g', 'arguments': '{\"b\": 2}'}]</tool_call>", lenient=True)
+    assert reply.content == "Sure."
+    assert [c["function"] for c in reply.tool_calls] == [{"name": "f", "arguments": {"a": 1}},
+                                                         {"name": "g", "arguments": {"b": 2}}]
+    with pytest.raises(Drop) as e:
+        dropping(parse)("<tool_call>{}", lenient=True)
+    assert e.value.reason == "unclosed_tool_call"
 
 
 def test_tools_block_mentioned_in_prose_is_skipped():

@@ -1,8 +1,9 @@
-"""The tool-call parser: content/calls split, and typed errors a model can act on."""
+"""The tool-call parser: content/calls split, typed errors a model can act on, and the lenient mode the data build
+reads datasets with (issue 18: it replaced a second parser in data_recipes/convert.py)."""
 
 import pytest
 
-from nanoagent.toolcall import (BadArgumentsError, NotJSONError, UnclosedTagError, UnknownToolError,
+from nanoagent.toolcall import (BadArgumentsError, NotJSONError, ToolCallError, UnclosedTagError, UnknownToolError,
                                 check_arguments, format_tool_call, parse)
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "", "parameters": {
@@ -66,3 +67,32 @@ def test_arguments_fit_gives_check_arguments_verdict():
     for args in ({"city": "P"}, {}, {"city": "P", "days": "two"}, {"city": 3}, {"city": "P", "unit": "c"}):
         assert arguments_fit(args, schema) == (not check_arguments(args, schema))
     assert not arguments_fit({}, {"type": "no-such-type"})  # a broken schema never fits
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("<tool_call>{'name': 'f'", "unclosed_tool_call"),
+    ("f</tool_call>", "unclosed_tool_call"),
+    ("<tool_call> </tool_call>", "empty_tool_call"),
+    ("<tool_call>{'name': 'f'} {oops</tool_call>", "unparseable_tool_call"),
+    ("<tool_call>[1]</tool_call>", "bad_tool_call"),
+    ('<tool_call>{"name": " "}</tool_call>', "bad_tool_call"),
+    ('<tool_call>{"name": "f", "arguments": [1]}</tool_call>', "bad_tool_call"),
+    ('<tool_call>{"name": "f", "arguments": "{oops"}</tool_call>', "unparseable_arguments"),
+])
+def test_lenient_errors_carry_the_drop_reason(text, reason):
+    with pytest.raises(ToolCallError) as e:
+        parse(text, lenient=True)
+    assert e.value.reason == reason
+
+
+def test_lenient_reads_what_datasets_write():
+    text = ("Sure. <tool_call>{'name': ' f ', 'arguments': None}\n{\"function\": {\"name\": \"g\", "
+            "\"parameters\": \"{'a': True}\"}}</tool_call><tool_call>[{\"name\": \"h\", \"arguments\": \"\"}]</tool_call>")
+    reply = parse(text, lenient=True)
+    assert reply.content == "Sure."
+    assert [c["function"] for c in reply.tool_calls] == [
+        {"name": "f", "arguments": {}}, {"name": "g", "arguments": {"a": True}}, {"name": "h", "arguments": {}}]
+    with pytest.raises(NotJSONError):
+        parse(text)  # strict mode: one JSON object per tag
+    with pytest.raises(UnknownToolError):
+        parse(text, TOOLS, lenient=True)  # the tool checks apply in both modes
