@@ -27,6 +27,7 @@ from typing import Any
 
 from nanoagent import toolcall
 from nanoagent.toolcall import ToolCallError
+from nanoagent.typenames import DATA_NAMES, JSON_TYPES
 
 
 class Drop(Exception):
@@ -58,15 +59,6 @@ call = dropping(toolcall.lenient_call)            # the canonical call from a da
 
 
 # ------------------------------------------------------------------------------------------------- tool specs
-
-_SIMPLE_TYPES = {
-    "str": "string", "string": "string", "text": "string",
-    "int": "integer", "integer": "integer", "float": "number", "number": "number", "double": "number",
-    "bool": "boolean", "boolean": "boolean", "dict": "object", "object": "object", "mapping": "object",
-    "list": "array", "array": "array", "tuple": "array", "set": "array", "sequence": "array",
-    "none": "null", "nonetype": "null", "null": "null",
-}
-
 
 def _split_top(s: str) -> list[str]:
     parts, depth, cur = [], 0, ""
@@ -114,20 +106,20 @@ def _type_to_schema(type_str: str) -> tuple[dict, bool]:
         if head == "literal":
             values = [loads_lenient(a, "literal") for a in args]
             return {"enum": values}, optional
-        if _SIMPLE_TYPES.get(head) == "array":
+        if DATA_NAMES.get(head) == "array":
             schema = {"type": "array"}
             if args and head != "tuple":
                 schema["items"] = type_to_schema(args[0])[0]
             return schema, optional
-        if _SIMPLE_TYPES.get(head) == "object":
+        if DATA_NAMES.get(head) == "object":
             schema = {"type": "object"}
             if len(args) == 2:
                 schema["additionalProperties"] = type_to_schema(args[1])[0]
             return schema, optional
     if low in ("any", "", "callable", "object_or_any"):
         return {}, optional
-    if low in _SIMPLE_TYPES:
-        return {"type": _SIMPLE_TYPES[low]}, optional
+    if low in DATA_NAMES:  # type names: nanoagent.typenames
+        return {"type": DATA_NAMES[low]}, optional
     return {"type": "string", "description": f"(type {s})"}, optional  # unknown class names: keep as text
 
 
@@ -172,7 +164,7 @@ def _fix_prop(prop: Any) -> Any:
         return prop
     out = dict(prop)
     t = out.get("type")
-    if isinstance(t, str) and t not in ("string", "integer", "number", "boolean", "object", "array", "null"):
+    if isinstance(t, str) and t not in JSON_TYPES:
         schema, _ = type_to_schema(t)
         out.pop("type")
         out = {**schema, **{k: v for k, v in out.items() if k not in schema}}

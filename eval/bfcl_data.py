@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from nanoagent.typenames import BFCL_NAMES
+
 PACKAGE = "bfcl_eval"
 PREFIX = "BFCL_v4_"
 INSTALL_HINT = "pip install --no-deps bfcl-eval"
@@ -39,12 +41,6 @@ CLASS_DOCS = {
     "MemoryAPI_rec_sum": "memory_rec_sum.json",
 }
 NOT_ITEMS = {"format_sensitivity"}
-
-# BFCL's Python-flavoured type names -> JSON Schema.
-_TYPES = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
-          "str": "string", "bool": "boolean", "long": "integer", "double": "number", "char": "string",
-          "byte": "integer", "short": "integer", "String": "string", "HashMap": "object", "ArrayList": "array",
-          "Array": "array", "Boolean": "boolean", "Integer": "integer"}
 
 
 class BFCLDataMissing(ImportError):
@@ -80,7 +76,7 @@ def to_json_schema(schema):
         if key == "type" and isinstance(value, str):
             if value == "any":
                 continue
-            out[key] = _TYPES.get(value, value)
+            out[key] = BFCL_NAMES.get(value, value)  # BFCL's Python/Java type names -> JSON Schema
         elif key in ("properties",) and isinstance(value, dict):
             out[key] = {k: to_json_schema(v) for k, v in value.items()}
         elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):

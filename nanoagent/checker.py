@@ -14,7 +14,7 @@ the list means the argument may be omitted). The checks, following BFCL's publis
 - no argument outside the spec or outside the possible answer;
 - each argument has the spec's type: "integer", "string", "boolean", "array"/"tuple" (a JSON list), "dict"/"object",
   "any" (no check); an integer is accepted where a float/"number" is expected (not the other way round), and a
-  boolean is never a number;
+  boolean is never a number (names and meanings: nanoagent.typenames CHECKER_NAMES, BFCL_CHECKS);
 - each value is among the allowed ones. Strings compare after normalisation (lower case; spaces and , . / - _ * ^
   removed; ' and " the same), as BFCL does; numbers compare numerically; lists element by element, in order;
   dicts key by key, where the allowed form is itself a dict of allowed-value lists;
@@ -36,13 +36,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nanoagent.typenames import BFCL_CHECKS, CHECKER_NAMES
+
 OMITTABLE = ""  # in a possible-answer list: the argument may be left out
 _STRIP = re.compile(r"[ ,./\-_*^]")
-
-# spec type name -> our type tag ("number" accepts ints too, as BFCL's "float" does)
-TYPE_TAGS = {"string": "string", "str": "string", "integer": "integer", "int": "integer", "float": "number",
-             "number": "number", "double": "number", "boolean": "boolean", "bool": "boolean", "array": "array",
-             "list": "array", "tuple": "array", "dict": "object", "object": "object", "any": None}
 
 
 @dataclass
@@ -61,22 +58,14 @@ def type_matches(value, schema: dict | None) -> bool:
     """Does `value` have the type `schema` (a BFCL or JSON Schema property) declares, recursing into lists/dicts."""
     if not isinstance(schema, dict):
         return True
-    tag = TYPE_TAGS.get(schema.get("type"), None) if isinstance(schema.get("type"), str) else None
-    if tag is None:
-        return True  # "any", unknown or absent type: nothing to check
-    if tag == "string":
-        return isinstance(value, str)
-    if tag == "boolean":
-        return isinstance(value, bool)
-    if tag == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if tag == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    tag = CHECKER_NAMES.get(schema["type"]) if isinstance(schema.get("type"), str) else None
+    if tag not in BFCL_CHECKS:
+        return True  # "any", "null", unknown or absent type: nothing to check
+    if not BFCL_CHECKS[tag](value):
+        return False
     if tag == "array":
-        return isinstance(value, list) and all(type_matches(v, schema.get("items")) for v in value)
+        return all(type_matches(v, schema.get("items")) for v in value)
     if tag == "object":
-        if not isinstance(value, dict):
-            return False
         props = schema.get("properties") or {}
         return all(type_matches(v, props.get(k)) for k, v in value.items())
     return True

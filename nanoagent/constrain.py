@@ -16,7 +16,7 @@ schema part enforces is what llguidance's JSON Schema compiler enforces (its doc
 and `const`, `required`, `properties` (in the schema's order) with `additionalProperties: false` added to every object that does not say
 otherwise (no unknown argument names), the JSON laid out as json.dumps writes it, array `items`, nested objects, `anyOf`/`oneOf`/`allOf`, string
 `minLength`/`maxLength`/`pattern`/`format`, number bounds. The non-standard type names real tool lists use
-(`float`, `dict`, `tuple`, `any`, ...; see nanoagent.toolcall) are rewritten to their JSON Schema twins first.
+(`float`, `dict`, `tuple`, `any`, ...; see nanoagent.typenames) are rewritten to their JSON Schema twins first.
 
 A schema the compiler rejects is not an error for the request: `tool_grammar` drops that tool's constraint,
 returns a warning naming the tool and the reason, and when no tool is left returns None (decode unconstrained).
@@ -30,7 +30,9 @@ import json
 import sys
 from functools import lru_cache
 
-from nanoagent.toolcall import CLOSE, OPEN, TYPE_ALIASES
+from nanoagent.toolcall import CLOSE, OPEN
+from nanoagent.typenames import SCHEMA_NAMES
+
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 
@@ -47,9 +49,9 @@ def _strict(s: dict) -> None:
     if t == "any":
         del s["type"]
     elif isinstance(t, str):
-        s["type"] = TYPE_ALIASES.get(t, t)
+        s["type"] = SCHEMA_NAMES.get(t, t)
     elif isinstance(t, list):
-        s["type"] = [TYPE_ALIASES.get(x, x) for x in t if x != "any"] or None
+        s["type"] = [SCHEMA_NAMES.get(x, x) for x in t if x != "any"] or None
         if s["type"] is None:
             del s["type"]
     if (s.get("type") == "object" or "properties" in s) and "additionalProperties" not in s:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from nanoagent.typenames import SCHEMA_CHECKS
+
 Check = Callable[[Any], bool]
 
 # Keywords jsonschema acts on in a Draft 2020-12 schema (Draft202012Validator.VALIDATORS) that are not handled
@@ -32,27 +34,7 @@ _ACTING = {
     "prefixItems", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "uniqueItems",
 }
 
-
-def _is_integer(v) -> bool:
-    if isinstance(v, bool):
-        return False
-    return isinstance(v, int) or (isinstance(v, float) and v.is_integer())
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-# Draft 2020-12's type checker (jsonschema._types), for the plain JSON values tool arguments are.
-TYPES: dict[str, Check] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": _is_integer,
-    "number": _is_number,
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "null": lambda v: v is None,
-}
+TYPES: dict[str, Check] = SCHEMA_CHECKS  # Draft 2020-12's type checker, in nanoagent.typenames beside BFCL's
 
 
 def _always(v) -> bool:

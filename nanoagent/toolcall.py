@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import jsonschema
 
-from nanoagent.fastschema import TYPES, compile_check
+from nanoagent.fastschema import compile_check
+from nanoagent.typenames import SCHEMA_CHECKS, SCHEMA_NAMES
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
@@ -80,17 +81,14 @@ def format_tool_call(name: str, arguments: dict) -> str:
     return f"{OPEN}\n{tool_call_json(name, arguments)}\n{CLOSE}"
 
 
-# Non-standard type names seen in real tool specs (xLAM, BFCL); they are checked as their JSON Schema twins.
-TYPE_ALIASES = {
-    "float": "number", "int": "integer", "dict": "object", "list": "array", "tuple": "array",
-    "str": "string", "bool": "boolean",
-}
+# Non-standard type names seen in real tool specs are checked as their JSON Schema twins (nanoagent.typenames).
+_ALIASES = {alias: std for alias, std in SCHEMA_NAMES.items() if alias != std}
 
 
 def _make_validator_class():
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER
-    for alias, std in TYPE_ALIASES.items():
+    for alias, std in _ALIASES.items():
         checker = checker.redefine(alias, lambda c, inst, std=std: base.TYPE_CHECKER.is_type(inst, std))
     checker = checker.redefine("any", lambda c, inst: True)
     return jsonschema.validators.extend(base, type_checker=checker)
@@ -99,7 +97,7 @@ def _make_validator_class():
 _Validator = _make_validator_class()
 
 
-_FAST_TYPES = {**TYPES, **{alias: TYPES[std] for alias, std in TYPE_ALIASES.items()}, "any": lambda v: True}
+_FAST_TYPES = {**{alias: SCHEMA_CHECKS[std] for alias, std in SCHEMA_NAMES.items()}, "any": lambda v: True}
 
 
 @lru_cache(maxsize=4096)
