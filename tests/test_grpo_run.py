@@ -95,6 +95,17 @@ def test_tiny_run_updates_saves_and_resumes(tmp_path, monkeypatch):
     rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows if r["kind"] == "train"] == [1, 2, 3]
 
+    # resuming keeps the run's own settings: what is not given comes from its config.yaml, not today's defaults
+    from train.grpo_config import resume_settings
+    again = ["--run-dir", str(run_dir), "--steps", "4"]
+    cfg = resume_settings(load_grpo_config(again), again)
+    assert cfg.task_mix == {"coding": 1.0} and cfg.group_size == 2 and cfg.steps == 4 and cfg.model == str(model_dir)
+    changed = again + ["--loss", "dr_grpo"]
+    with pytest.raises(ConfigError, match="loss: the run has 'grpo', now 'dr_grpo'"):
+        resume_settings(load_grpo_config(changed), changed)
+    assert resume_settings(load_grpo_config(changed + ["--force-config"]), changed + ["--force-config"]).loss == \
+        "dr_grpo"
+
 
 def test_crashed_group_scores_zero_and_run_goes_on(tmp_path, monkeypatch):
     model_dir = save_tiny_model(tmp_path / "tiny")

@@ -32,7 +32,8 @@ from pathlib import Path
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from nanoagent.atomic import write_json
-from train.config import ConfigError, DFTConfig, load_config, save_config
+from train.config import ConfigError, DFTConfig, load_config, resume_settings
+from train.run_config import save_config
 from train.data import DataError, load_dataset, read_records
 
 DEFAULT_DATA = Path("data/default")
@@ -200,27 +201,6 @@ def run(cfg: DFTConfig) -> dict:
         write_json(run_dir / "summary.json", summary)
         say(json.dumps(summary, indent=2))
     return summary
-
-
-def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:
-    """With --resume (the default) and a run folder that holds a checkpoint: the run's own settings (config.yaml),
-    changed only where the command line may change them (train.config.resumed_config). The checkpoint is checked
-    first, so a damaged run is reported before anything in its folder is written."""
-    import yaml
-
-    from train.checkpoint import usable_checkpoint
-    from train.config import given_keys, resumed_config
-
-    if not (cfg.resume and cfg.run_dir):
-        return cfg
-    saved = Path(cfg.run_dir) / "config.yaml"
-    latest = usable_checkpoint(cfg.run_dir, say=lambda msg: None)  # the trainer's resume reports damage once
-    if latest is None or not saved.is_file():
-        return cfg
-    resumed = resumed_config(cfg, yaml.safe_load(saved.read_text()) or {}, given_keys(argv))
-    print(f"resuming {cfg.run_dir} from {latest.name} with its own settings ({saved}; the command line set: "
-          f"{', '.join(sorted(given_keys(argv) - {'run_dir'})) or 'nothing else'})", flush=True)
-    return resumed
 
 
 def main(argv: list[str] | None = None) -> int:

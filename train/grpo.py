@@ -43,7 +43,8 @@ from types import SimpleNamespace
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from train.config import ConfigError
-from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, save_grpo_config
+from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_settings
+from train.run_config import save_config
 
 
 def is_dft_run(run: Path) -> bool:
@@ -260,7 +261,7 @@ def run(cfg: GRPOConfig) -> dict:
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
-    save_grpo_config(cfg, run_dir)
+    save_config(cfg, run_dir)
     metrics = run_dir / "metrics.jsonl"
     if metrics.exists():  # drop lines of steps a killed run did after its last checkpoint
         keep = [x for x in metrics.read_text().splitlines() if x.strip() and json.loads(x).get("step", 0) <= step]
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     from train.data import DataError
 
     try:
-        run(load_grpo_config(argv))
+        run(resume_settings(load_grpo_config(argv), argv))
     except (ConfigError, TaskError, DataError, ModelLoadError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

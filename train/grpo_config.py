@@ -8,7 +8,8 @@ and `coding` (the agent in the loop on repo-local coding tasks); `task_mix` weig
 `rewards` weigh each family's reward parts. Every setting is checked before any model loads: unknown keys (with the
 closest valid one), values of the wrong type, a group size below 2, weights that are not numbers, an unknown family
 or reward part, all-zero weights, an empty task set. The resolved config is written to the run folder as
-`config.yaml`. Defaults are sized for a 2-core CPU and the 135M model: 2 groups x 4 rollouts per step, a coding
+`config.yaml`; resuming a run keeps it (RESUME_SAFE lists what a command line may still change). The fields
+shared with train.dft are declared once in train/run_config.py. Defaults are sized for a 2-core CPU and the 135M model: 2 groups x 4 rollouts per step, a coding
 rollout 3 turns of at most 128 tokens, a tool-call reply at most 256 tokens. The layering is nanoagent/config.py;
 this module adds the fields, the weight parser and the checks. Left out: nested or dotted keys (the config is flat
 on purpose).
@@ -17,24 +18,28 @@ on purpose).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-
-import yaml
 
 from nanoagent import config as layered
+from train import run_config
 from train.config import ConfigError
+from train.run_config import FINE_TUNES, TrainingConfig, check_training
 
-CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": ("lora", "full")}
+CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": FINE_TUNES}
 FAMILIES = ("toolcall", "coding")  # task families a step's groups are drawn from (task_mix)
 
 
 @dataclass
-class GRPOConfig:
-    # what to train, on what
+class GRPOConfig(TrainingConfig):
+    # the shared fields (model, run_dir, LoRA, optimizer, checkpoints, resume, output): train/run_config.py; GRPO
+    # changes only their defaults: the newest SFT model, rank 8, a constant 1e-5, 20 steps, a checkpoint every 5
     model: str | None = None          # None: newest DFT/SFT run's runs/*/model, else "embedded"; or folder / Hub id
+    lora_rank: int = 8
+    learning_rate: float = 1e-5
+    min_lr_ratio: float = 1.0         # constant learning rate by default
+    warmup_steps: int = 0
+    save_every: int = 5
     # task families: each of a step's `tasks_per_step` groups is one family's task, the family drawn by these weights
     # (0 leaves a family out, its tasks are not even loaded). Tool-call tasks give a 135M model graded signal where
     # coding tasks almost never pass (their groups are mostly all-zero), so they get most of the groups.
@@ -44,7 +49,6 @@ class GRPOConfig:
     #                                   missing) or JSONL files of records, comma-separated (train/grpo_toolcall.py)
     eval_tasks: str = "held-out"      # source for the before/after evaluation
     eval_n: int = 0                   # held-out tasks evaluated (greedy, one rollout each) before and after; 0: off
-    run_dir: str | None = None        # None: runs/grpo-<time>
     # rollouts
     steps: int = 20                   # rollout batches
     tasks_per_step: int = 2
@@ -75,31 +79,7 @@ class GRPOConfig:
     mask_truncated: bool = False      # leave rollouts with a reply cut at max_tokens_per_turn out of the loss
     inner_steps: int = 2              # optimisation steps on each rollout batch
     micro_batch: int = 4              # sequences per forward/backward pass
-    # weights and optimizer
-    fine_tune: str = "lora"
-    lora_rank: int = 8
-    lora_scale: float = 20.0
-    lora_dropout: float = 0.0
-    lora_layers: int = -1
-    lora_keys: list[str] | None = None
-    grad_checkpoint: bool = False
-    learning_rate: float = 1e-5
-    min_lr_ratio: float = 1.0         # constant learning rate by default
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    beta1: float = 0.9
-    beta2: float = 0.999
-    grad_clip: float = 1.0
-    seed: int = 0
-    # output
-    save_every: int = 5
-    keep_checkpoints: int = 2
-    resume: bool = True
-    fuse: bool = True
-    progress: bool = True
-    plot: bool = True
     save_trajectories: bool = True
-    extra: dict = field(default_factory=dict, repr=False)
 
 
 def parse_weights(value, key: str = "rewards") -> dict:
@@ -129,18 +109,19 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
     from nanoagent.tasks import toolcall_rewards
     from nanoagent.tasks.rewards import check_weights
 
+    check_training(cfg)
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")
-    for key in ("steps", "tasks_per_step", "max_turns", "max_tokens_per_turn", "context_limit", "inner_steps",
-                "micro_batch", "lora_rank", "toolcall_max_tokens"):
+    for key in ("tasks_per_step", "max_turns", "max_tokens_per_turn", "context_limit", "inner_steps",
+                "micro_batch", "toolcall_max_tokens"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     if cfg.group_size < 2:
         raise ConfigError(f"config key 'group_size' is {cfg.group_size}: GRPO compares rollouts within a group, "
                           "so it needs at least 2 (use 4-8)")
-    if cfg.learning_rate <= 0 or cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0:
-        raise ConfigError("learning_rate and clip_eps must be positive; beta, temperature and eval_n at least 0")
+    if cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0:
+        raise ConfigError("clip_eps must be positive; beta, temperature and eval_n at least 0")
     checks = {"rewards": check_weights, "toolcall_rewards": toolcall_rewards.check_weights,
               "task_mix": lambda w: check_weights(w, FAMILIES, "task family", negative=False)}
     for key, check_one in checks.items():
@@ -164,7 +145,11 @@ def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
     return check(layered.load(GRPOConfig, argv, build_parser(), PARSERS))
 
 
-def save_grpo_config(cfg: GRPOConfig, folder: str | Path) -> Path:
-    path = Path(folder) / "config.yaml"
-    path.write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
-    return path
+# What may change when a run resumes: how long it runs and how it reports, not what or how it trains.
+RESUME_SAFE = {"steps", "save_every", "keep_checkpoints", "eval_n", "progress", "plot", "save_trajectories",
+               "resume", "force_config", "run_dir", "fuse"}
+
+
+def resume_settings(cfg: GRPOConfig, argv: list[str] | None) -> GRPOConfig:
+    """The run folder's own settings when `cfg` resumes a run (train/run_config.py), else `cfg`."""
+    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict)

@@ -1,0 +1,134 @@
+"""What both trainers' configs share: the fields (declared once), their checks, saving, and what resume keeps.
+
+    @dataclass
+    class DFTConfig(TrainingConfig): ...          # train/config.py adds data, batches, loss, validation
+    @dataclass
+    class GRPOConfig(TrainingConfig): ...         # train/grpo_config.py adds tasks, rollouts, rewards, objective
+
+    cfg = resume_settings(cfg, argv, parser, RESUME_SAFE, rebuild)   # a resumed run keeps its own config.yaml
+    save_config(cfg, run_dir)                                         # config.yaml, written atomically
+
+A trainer that declares a shared field again only changes its default (GRPO's lora_rank 8, learning rate 1e-5,
+constant schedule, 20 steps, checkpoints every 5 steps); the field keeps its place and meaning. The layering
+(defaults < YAML < flags) is nanoagent/config.py.
+
+**Resume keeps the run's settings.** A run folder with a usable checkpoint continues with its saved config.yaml.
+The command line may change only what is safe to change (the trainer's RESUME_SAFE: how long it runs and how it
+reports); any other setting given with a different value is a ConfigError naming it and both values, unless
+`--force-config`. Settings not given now come from the run, whatever the defaults have become since.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from nanoagent import config as layered
+from nanoagent.atomic import write_text
+from nanoagent.config import ConfigError
+
+FINE_TUNES = ("lora", "full")
+
+
+@dataclass
+class TrainingConfig:
+    model: str | None = "embedded"  # "embedded", a local HF/MLX folder or run folder, or a Hub id
+    run_dir: str | None = None  # output folder; None: runs/<trainer>-<time>
+    # which weights train
+    fine_tune: str = "lora"  # lora | full
+    lora_rank: int = 16
+    lora_scale: float = 20.0  # mlx-lm's convention: the LoRA update is scaled by this (not alpha/rank)
+    lora_dropout: float = 0.0
+    lora_layers: int = -1  # how many of the last transformer blocks get LoRA; -1: all
+    lora_keys: list[str] | None = None  # module paths inside a block, e.g. [self_attn.q_proj]; None: every linear
+    grad_checkpoint: bool = False
+    # optimizer (AdamW, warmup then cosine to learning_rate * min_lr_ratio)
+    steps: int = 200
+    learning_rate: float = 2e-4
+    min_lr_ratio: float = 0.1
+    warmup_steps: int = 10
+    weight_decay: float = 0.0
+    beta1: float = 0.9
+    beta2: float = 0.999
+    grad_clip: float = 1.0  # max global gradient norm; 0 disables
+    seed: int = 0
+    # checkpoints and output
+    save_every: int = 50
+    keep_checkpoints: int = 2
+    resume: bool = True  # continue from the run folder's last checkpoint if there is one (its config.yaml too)
+    force_config: bool = False  # on resume, let the settings given now replace the run's own (see resumed_config)
+    fuse: bool = True  # fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights
+    progress: bool = True
+    plot: bool = True
+    extra: dict = field(default_factory=dict, repr=False)  # free-form notes copied to the resolved config
+
+
+def check_training(cfg: TrainingConfig) -> TrainingConfig:
+    """The shared fields' ranges; ConfigError names the key."""
+    if cfg.fine_tune not in FINE_TUNES:
+        raise ConfigError(f"config key 'fine_tune': {cfg.fine_tune!r} is not one of {', '.join(FINE_TUNES)}")
+    for key in ("steps", "lora_rank"):
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
+    if cfg.learning_rate <= 0:
+        raise ConfigError(f"config key 'learning_rate' must be positive, got {cfg.learning_rate}")
+    if not 0 <= cfg.lora_dropout < 1:
+        raise ConfigError(f"config key 'lora_dropout' must be in [0, 1), got {cfg.lora_dropout}")
+    return cfg
+
+
+def save_config(cfg, folder: str | Path, name: str = "config.yaml") -> Path:
+    """The resolved config as YAML in the run folder (atomically: a reader never sees half of it)."""
+    return write_text(Path(folder) / name, yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+
+
+def given_keys(parser, argv: list[str] | None) -> set[str]:
+    """The settings a command line states itself: its flags and the keys of its --config YAML."""
+    args = vars(parser.parse_args(argv))
+    path = args.pop("config", None)
+    return set(args) | (set(layered.read_yaml_mapping(path)) if path else set())
+
+
+def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild):
+    """The config a resumed run continues with: the run's saved config, with the settings given now only where
+    they are in `safe` or with `force_config`. A given setting that would change the run otherwise is a
+    ConfigError naming it and both values. `rebuild(values, base, source)` applies values over a config."""
+    fields = type(cfg).__dataclass_fields__
+    saved = {k: v for k, v in saved.items() if k != "extra" and k in fields}
+    now = dataclasses.asdict(cfg)
+    clashes = [k for k in sorted(given & set(saved)) if k not in safe and now[k] != saved[k]]
+    if clashes and not cfg.force_config:
+        said = "; ".join(f"{k}: the run has {saved[k]!r}, now {now[k]!r}" for k in clashes)
+        raise ConfigError(f"{cfg.run_dir} is a run with other settings ({said}). Resume without them, use "
+                          "another --run-dir, --no-resume to start this folder over, or --force-config to continue "
+                          "with the new settings")
+    # run_dir is where we are; resume and force_config are choices of this command, never the run's
+    keep = {k: v for k, v in saved.items() if k not in given and k not in ("run_dir", "resume", "force_config")}
+    return rebuild(keep, cfg, f"{cfg.run_dir}/config.yaml")
+
+
+def resume_settings(cfg, argv, parser, safe: set[str], rebuild):
+    """`cfg` as the run folder's own settings when it will resume (a usable checkpoint and a config.yaml), else
+    `cfg`. The checkpoint is looked at first (silently: the trainer reports damage once), so a damaged run is
+    reported before anything in its folder is written."""
+    from train.checkpoint import usable_checkpoint
+
+    if not (cfg.resume and cfg.run_dir):
+        return cfg
+    saved = Path(cfg.run_dir) / "config.yaml"
+    latest = usable_checkpoint(cfg.run_dir, say=lambda msg: None)
+    if latest is None or not saved.is_file():
+        return cfg
+    try:
+        values = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{saved} is not readable YAML ({type(e).__name__}); the run folder is damaged: "
+                          "--no-resume starts it over") from None
+    given = given_keys(parser, argv)
+    resumed = resumed_config(cfg, values, given, safe, rebuild)
+    print(f"resuming {cfg.run_dir} from {latest.name} with its own settings ({saved}; the command line set: "
+          f"{', '.join(sorted(given - {'run_dir'})) or 'nothing else'})", flush=True)
+    return resumed
