@@ -183,8 +183,7 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     broadcasts to (B, H, L, S).
     """
     if sinks is not None or hasattr(cache, "bits") or not _use_numpy(queries, keys, values):
-        original = mlx_patches.original(mlx_patches.llama(), "scaled_dot_product_attention")
-        return original(queries, keys, values, cache=cache, scale=scale, mask=mask, sinks=sinks)
+        return mlx_patches.own_attention()(queries, keys, values, cache=cache, scale=scale, mask=mask, sinks=sinks)
     b, heads, length, dim = queries.shape
     kv_heads = keys.shape[1]
     q = (queries * scale).reshape(b, kv_heads, heads // kv_heads, length, dim)

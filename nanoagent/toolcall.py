@@ -11,11 +11,10 @@ template's `tojson`). `parse(text, tools)` reads a model reply back into `(conte
 `ToolCallError` subclass when a call is broken; each error's message is written for the model to read and act on
 (the agent loop sends it back as the tool result).
 
-`parse(text, lenient=True)` reads what datasets write instead (the data build's adapters use it): each tag may hold
-a JSON or Python-literal object (single quotes, True/None), a list of calls or several objects back to back; a
-call may sit under "function", say "parameters" for "arguments", or give its arguments as a string or null. Its
-errors carry `reason` and `detail`, what the build counts a dropped row under. `loads_lenient`, `loads_objects`
-and `lenient_call` are its readers, for payloads outside the tags too.
+`parse(text, lenient=True)` reads what datasets write (the data build's adapters use it): a tag may hold Python
+literals (single quotes, True/None), a list of calls or several objects back to back; a call may sit under
+"function", say "parameters", or give its arguments as a string or null. Its errors' `reason` and `detail` are what
+the build counts a dropped row under. Its readers (`loads_lenient`, `loads_objects`, `lenient_call`) serve too.
 
 Usage:
     reply = parse(model_text, record.tools)      # -> Reply(content, tool_calls)
@@ -81,14 +80,11 @@ def format_tool_call(name: str, arguments: dict) -> str:
     return f"{OPEN}\n{tool_call_json(name, arguments)}\n{CLOSE}"
 
 
-# Non-standard type names seen in real tool specs are checked as their JSON Schema twins (nanoagent.typenames).
-_ALIASES = {alias: std for alias, std in SCHEMA_NAMES.items() if alias != std}
-
-
 def _make_validator_class():
+    """jsonschema's Draft 2020-12 validator, reading the type names of real tool specs (nanoagent.typenames)."""
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER
-    for alias, std in _ALIASES.items():
+    for alias, std in SCHEMA_NAMES.items():
         checker = checker.redefine(alias, lambda c, inst, std=std: base.TYPE_CHECKER.is_type(inst, std))
     checker = checker.redefine("any", lambda c, inst: True)
     return jsonschema.validators.extend(base, type_checker=checker)

@@ -15,8 +15,8 @@ from nanoagent import mlx_patches, numpy_ops
 
 def test_the_installed_mlx_lm_passes_the_check():
     assert mlx_patches.llama() is llama
-    mlx_patches.require(llama, mlx_patches.LLAMA_SYMBOLS)
-    assert mlx_patches._in_range(mlx_patches.installed_version())
+    mlx_patches.require(llama, ("scaled_dot_product_attention", "swiglu"))
+    assert mlx_patches.supported(mlx_patches.installed_version())
 
 
 def test_a_missing_symbol_names_itself_the_version_and_the_range(monkeypatch):
@@ -29,7 +29,7 @@ def test_a_missing_symbol_names_itself_the_version_and_the_range(monkeypatch):
     assert numpy_ops._DEPTH[0] == 0
     assert "mlx_lm.models.llama.swiglu is missing" in message
     assert mlx_patches.installed_version() in message and ">=0.31,<0.33" in message
-    assert llama.scaled_dot_product_attention is mlx_patches.original(llama, "scaled_dot_product_attention")
+    assert llama.scaled_dot_product_attention is mlx_patches.own_attention()
 
 
 def test_replace_and_restore_nested_and_after_an_error():
@@ -38,14 +38,13 @@ def test_replace_and_restore_nested_and_after_an_error():
         with pytest.raises(RuntimeError):
             with mlx_patches.replaced(llama, swiglu="inner", scaled_dot_product_attention="x"):
                 assert (llama.swiglu, llama.scaled_dot_product_attention) == ("inner", "x")
-                assert mlx_patches.original(llama, "swiglu") is own_swiglu
+                assert mlx_patches.own_attention() is own_sdpa
                 raise RuntimeError("boom")
         assert llama.swiglu == "outer" and llama.scaled_dot_product_attention is own_sdpa
     assert (llama.scaled_dot_product_attention, llama.swiglu) == (own_sdpa, own_swiglu)
-    assert not mlx_patches._SAVED
 
 
 def test_the_version_range_reads_versions():
-    assert mlx_patches._in_range("0.31.0") and mlx_patches._in_range("0.32.2")
-    assert not mlx_patches._in_range("0.30.6") and not mlx_patches._in_range("0.33.0")
-    assert not mlx_patches._in_range("not installed")
+    assert mlx_patches.supported("0.31.0") and mlx_patches.supported("0.32.2")
+    assert not mlx_patches.supported("0.30.6") and not mlx_patches.supported("0.33.0")
+    assert not mlx_patches.supported("(not installed)")

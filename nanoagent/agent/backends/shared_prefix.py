@@ -90,8 +90,8 @@ class SharedPrefixAttention(nn.Module):
 def shared_prefix_attention(model, prefix_cache):
     """Run `model` with every layer attending to `prefix_cache` (batch 1) as a shared prefix; restored on exit.
 
-    Each layer's `self_attn` is swapped through nanoagent.mlx_patches. Inside, the caches passed to the model hold only each row's own tokens and start at offset 0; positions
-    continue after the prefix.
+    Each layer's `self_attn` is swapped through nanoagent.mlx_patches. Inside, the caches passed to the model hold
+    only each row's own tokens and start at offset 0; positions continue after the prefix.
     """
     with ExitStack() as stack:
         for layer, c in zip(model.layers, prefix_cache):
