@@ -183,8 +183,7 @@ def test_best_weights_are_the_lowest_validation_step_not_the_last(tmp_path, tok,
 
     snap = Snap()
     train(model, opt, ds, ds, cfg, loss=dft_loss, callback=snap)
-    trained = [e for e in seen.evals if e["step"] > 0]
-    best = min(trained, key=lambda e: e["val_ce"])
+    best = min(seen.evals, key=lambda e: e["val_ce"])
     assert best["step"] < cfg.steps, "the test needs a run whose last step is not its best"
     assert best_state(cfg.run_dir)["step"] == best["step"]
     last = weights(model)
@@ -192,3 +191,21 @@ def test_best_weights_are_the_lowest_validation_step_not_the_last(tmp_path, tok,
     got = weights(model)
     assert all(np.array_equal(got[k], snap.snapshot[k]) for k in got)
     assert any(not np.array_equal(got[k], last[k]) for k in got)
+
+
+def test_when_training_only_hurts_the_best_is_the_start(tmp_path, tok, ds):
+    """The step-0 validation is a candidate too: a run that only makes validation worse ends with the weights it
+    started from (best_step 0), not with its least bad trained step."""
+    from train.checkpoint import best_state, load_best
+
+    cfg = DFTConfig(steps=3, batch_size=2, save_every=0, val_every=1, warmup_steps=0, learning_rate=50.0,
+                    fine_tune="full", run_dir=str(tmp_path / "r"))
+    model, opt = setup(tok, cfg)
+    start = weights(model)
+    seen = Evals()
+    train(model, opt, ds, ds, cfg, loss=dft_loss, callback=seen)
+    assert min(seen.evals, key=lambda e: e["val_ce"])["step"] == 0, "the test needs a run that only gets worse"
+    assert best_state(cfg.run_dir)["step"] == 0
+    load_best(cfg.run_dir, model)
+    got = weights(model)
+    assert all(np.array_equal(got[k], start[k]) for k in got)

@@ -161,7 +161,7 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
         model.eval()
         info = {"step": state.step, **evaluate(model, valid_data, cfg, loss, iterate_batches, group)}
         model.train()
-        if rank == 0 and cfg.run_dir and cfg.keep_best and state.step > 0:
+        if rank == 0 and cfg.run_dir and cfg.keep_best:  # step 0 too: training may only make it worse
             best = best_state(cfg.run_dir)
             if best is None or info["val_ce"] < best["val_ce"]:
                 save_best(cfg.run_dir, model, {"step": state.step, "val_ce": info["val_ce"],
