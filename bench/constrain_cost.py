@@ -24,7 +24,7 @@ import time
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from bench.machine import write_result
-from eval.suites import load_suite
+from nanoagent.suites import load_suite
 from nanoagent.agent.backends import load_backend
 
 MODES = {"off": False, "lazy": True, "required": "required"}

@@ -32,7 +32,7 @@ def vocab(rng: random.Random, n: int = 6000) -> Vocab:
     pseudo-words from syllables when the bfcl-eval wheel is missing."""
     counts: dict[str, int] = {}
     try:
-        from eval.bfcl_data import categories, load
+        from nanoagent.bfcl_data import categories, load
 
         for cat in categories():
             for item in load(cat):

@@ -5,7 +5,7 @@ Run by hand (never as a test):
     .venv/bin/python bench/eval_throughput.py --suite irrelevance --batch 4 --threads 1 --out-name eval_throughput
 
 Backends: llama.cpp on the embedded Q4_1 GGUF (one item after another), MLX float32 one item after another, MLX
-batched (`complete_batch`, --batch items at once). Each runs `eval.toolcall.run_suite` on the same first --items
+batched (`complete_batch`, --batch items at once). Each runs `nanoagent.scoring.run_suite` on the same first --items
 items of --suite with greedy decoding, after one warm-up item. Written to bench/results/<out-name>.json with the
 machine's details, the 1-minute load average before and after each backend (other work on a shared machine
 slows every figure), generated tokens, and ratios against llama.cpp measured in the same run.
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nanoagent  # noqa: F401,E402  (OpenBLAS before mlx)
 from bench.machine import write_result  # noqa: E402
-from eval.suites import load_suite  # noqa: E402
-from eval.toolcall import run_suite  # noqa: E402
+from nanoagent.suites import load_suite  # noqa: E402
+from nanoagent.scoring import run_suite  # noqa: E402
 
 
 def measure(name, backend, items, max_tokens, batch):

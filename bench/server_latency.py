@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from bench.machine import write_result
-from eval.suites import load_suite
+from nanoagent.suites import load_suite
 from nanoagent.agent.backends import load_backend
 from nanoagent.server import serve
 

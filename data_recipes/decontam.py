@@ -124,13 +124,13 @@ class EvalIndex:
 
 
 def bfcl_texts(categories) -> dict[str, list[str]]:
-    from eval.bfcl_data import load
+    from nanoagent.bfcl_data import load
 
     return {f"bfcl:{c}": [t for item in load(c) for t in item.user_texts()] for c in categories}
 
 
 def bfcl_function_names(categories) -> frozenset[str]:
-    from eval.bfcl_data import load
+    from nanoagent.bfcl_data import load
 
     return frozenset(f["name"] for c in categories for item in load(c) for f in item.functions)
 

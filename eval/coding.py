@@ -27,8 +27,8 @@ from pathlib import Path
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
-from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
-from eval.suites import SuiteError, pick
+from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
+from nanoagent.suites import SuiteError, pick
 
 
 @dataclass

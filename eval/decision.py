@@ -27,7 +27,7 @@ import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, parse_config
-from eval.suites import SuiteError, expand_suites, load_suite, split_limit
+from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 from nanoagent.atomic import write_json
 from nanoagent.machine import machine_info
 from nanoagent.toolcall import OPEN

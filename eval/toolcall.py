@@ -10,15 +10,15 @@ Run:
 
 `--model` is anything nanoagent.agent.backends.load_backend takes: `embedded` (MLX), `embedded-gguf` (llama.cpp),
 an MLX folder or run, a .gguf file, an OpenAI-compatible URL. `--suites` takes suite names or groups (see
-eval/suites.py: all, bfcl, core, live, quality, valid, valid:PATH; `NAME@N` samples N items of that suite). The backend renders each prompt with the shared renderer,
+nanoagent/suites.py: all, bfcl, core, live, quality, valid, valid:PATH; `NAME@N` samples N items of that suite). The backend renders each prompt with the shared renderer,
 so eval sees exactly what training saw. Per suite: the share of replies with a tool call, the share that are
 schema-valid, accuracy with a 95% bootstrap interval, failure kinds, items per second; per item: the reply and its
 outcome. One versioned JSON file per run lands in eval/results/ (see eval/results.py), with the resolved settings
 and the machine; it is rewritten after every suite ("complete": false until the last one), so a cut-off run keeps
 what it finished; `python -m eval.report` compares runs.
 
-From Python (e.g. the trainer's held-out check):
-    from eval.toolcall import evaluate_model
+From Python (e.g. the trainer's held-out check; the suite runner lives in the library, nanoagent/scoring.py):
+    from nanoagent.scoring import evaluate_model
     summary = evaluate_model(model, tokenizer, "valid:data/default/valid.jsonl", limit=16, max_tokens=96)
     summary["metrics"]["accuracy"], summary["metrics"]["valid_rate"]
 
@@ -37,19 +37,15 @@ Left out: multi-turn BFCL categories.
 from __future__ import annotations
 
 import sys
-import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
-from eval.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
-from eval.suites import EvalItem, SuiteError, expand_suites, load_suite, records_to_items, split_limit
-from nanoagent.scoring import score_reply
-
-REPLY_CHARS = 600  # reply text kept per item in the result file
-
+from nanoagent.scoring import run_suite
+from nanoagent.stats import BOOTSTRAP_SAMPLES
+from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 
 @dataclass
 class ToolcallConfig:
@@ -70,89 +66,6 @@ class ToolcallConfig:
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
     bootstrap_samples: int = BOOTSTRAP_SAMPLES
-
-
-def generate(backend, items: list[EvalItem], *, max_tokens: int, temperature: float, seed: int,
-             batch_size: int = 1, progress=None) -> list[dict]:
-    """One reply per item: {"text", "completion_tokens", "finish_reason"} or {"error"} when the backend failed."""
-    batched = getattr(backend, "complete_batch", None) if batch_size > 1 else None
-    out = []
-    step = batch_size if batched else 1
-    for start in range(0, len(items), step):
-        chunk = items[start:start + step]
-        try:
-            if batched:
-                comps = batched([(it.messages, it.tools) for it in chunk], max_tokens=max_tokens,
-                                temperature=temperature, seed=seed + start)
-            else:
-                comps = [backend.complete(chunk[0].messages, chunk[0].tools, max_tokens=max_tokens,
-                                          temperature=temperature, seed=seed + start)]
-            out += [{"text": c.text, "completion_tokens": c.completion_tokens, "finish_reason": c.finish_reason}
-                    for c in comps]
-        except Exception as e:  # one failing prompt (e.g. longer than the context) is recorded, not fatal
-            if len(chunk) > 1:  # retry the chunk one by one so only the culprit is lost
-                out += generate(backend, chunk, max_tokens=max_tokens, temperature=temperature, seed=seed + start)
-            else:
-                out.append({"error": f"{type(e).__name__}: {str(e)[:300]}"})
-        if progress is not None:
-            progress(len(chunk))
-    return out
-
-
-def summarize(outcomes: list[dict], seconds: float, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict:
-    n = len(outcomes)
-    correct = [o["correct"] for o in outcomes]
-    ci = bootstrap_ci(correct, samples=samples, seed=seed)
-    tokens = [o.get("completion_tokens", 0) for o in outcomes]
-    return {"n": n, "call_rate": mean(o["has_call"] for o in outcomes),
-            "valid_rate": mean(o["valid"] for o in outcomes),
-            "accuracy": mean(correct), "accuracy_ci95": list(ci) if ci else None,
-            "kinds": dict(Counter(o["kind"] for o in outcomes)), "mean_completion_tokens": mean(tokens),
-            "seconds": round(seconds, 3), "items_per_s": round(n / seconds, 4) if seconds > 0 else None}
-
-
-def run_suite(backend, items: list[EvalItem], *, max_tokens: int = 128, temperature: float = 0.0, seed: int = 0,
-              batch_size: int = 1, samples: int = BOOTSTRAP_SAMPLES, progress=None) -> dict:
-    """Generate, score and summarise one suite: {"metrics": {...}, "items": [per-item outcome]}."""
-    t0 = time.perf_counter()
-    replies = generate(backend, items, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                       batch_size=batch_size, progress=progress)
-    seconds = time.perf_counter() - t0
-    outcomes = []
-    for item, rep in zip(items, replies):
-        if "error" in rep:
-            o = {"has_call": False, "valid": False, "correct": False, "kind": "backend_error",
-                 "message": rep["error"], "calls": []}
-        else:
-            o = score_reply(rep["text"], item)
-            o.update(reply=rep["text"][:REPLY_CHARS], completion_tokens=rep["completion_tokens"],
-                     finish_reason=rep["finish_reason"])
-        outcomes.append({"id": item.id, "expect": item.expect, **o})
-    return {"metrics": summarize(outcomes, seconds, samples, seed), "items": outcomes}
-
-
-def evaluate_model(model, tokenizer, suite="valid", *, limit: int | None = 16, max_tokens: int = 96,
-                   batch_size: int = 8) -> dict:
-    """An in-memory mlx-lm model on one suite (greedy); what the trainer's held-out check calls.
-
-    `suite` is a suite name (e.g. "valid:PATH", "simple_python") or a list of records (Record or dicts) already
-    in memory. Returns {"metrics", "items", "dropped"}."""
-    from nanoagent.agent.backends.mlx_backend import MLXBackend
-
-    if isinstance(suite, str):
-        items, dropped = load_suite(suite, limit=limit)
-    else:
-        items, dropped = records_to_items(suite, limit=limit)
-    was_training = getattr(model, "training", False)
-    model.eval()
-    try:
-        result = run_suite(MLXBackend(model, tokenizer, reuse_prompt_cache=False), items, max_tokens=max_tokens,
-                           batch_size=batch_size)
-    finally:
-        if was_training:
-            model.train()
-    result["dropped"] = dict(dropped)
-    return result
 
 
 def _set_throughput(run: dict) -> None:

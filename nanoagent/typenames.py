@@ -33,7 +33,7 @@ _OWN = {t: t for t in JSON_TYPES}
 # what that reader accepts: measure it). In parentheses, what the reader does with a name it does not know.
 SCHEMA_NAMES = {**_OWN, **PYTHON}                   # toolcall, fastschema, constrain (the schema is not checked)
 CHECKER_NAMES = {**_OWN, **PYTHON, **C}             # checker (the value is not checked)
-BFCL_NAMES = {**_OWN, **PYTHON, **C, **JAVA}        # eval.bfcl_data (kept as written)
+BFCL_NAMES = {**_OWN, **PYTHON, **C, **JAVA}        # nanoagent.bfcl_data (kept as written)
 DATA_NAMES = {**_OWN, **PYTHON, **C, **TYPING}      # data_recipes.convert, looked up lower-cased (a described string)
 
 

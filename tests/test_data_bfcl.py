@@ -1,4 +1,4 @@
-"""eval.bfcl_data: the BFCL files read out of the bfcl-eval wheel without importing its code.
+"""nanoagent.bfcl_data: the BFCL files read out of the bfcl-eval wheel without importing its code.
 
 Run: .venv/bin/python -m pytest tests/test_data_bfcl.py -q
 """
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import eval.bfcl_data as bfcl
+import nanoagent.bfcl_data as bfcl
 from nanoagent.toolcall import check_arguments
 
 if importlib.util.find_spec("bfcl_eval") is None:

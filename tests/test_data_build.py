@@ -100,8 +100,8 @@ def test_local_file_source_goes_through_the_same_adapter(tmp_path, tiny_tok):
 
 
 def test_bfcl_prompt_copied_into_training_data_is_removed(tmp_path, tiny_tok):
-    pytest.importorskip("eval.bfcl_data")
-    from eval.bfcl_data import load
+    pytest.importorskip("nanoagent.bfcl_data")
+    from nanoagent.bfcl_data import load
 
     q = load("simple_python", limit=1)[0].user_texts()[0]
     rows = [{"id": 0, "query": q, "tools": json.dumps([{"name": "t", "description": "", "parameters": {}}]),

@@ -10,7 +10,7 @@ import pytest
 
 from eval import coding
 from eval.results import load_runs
-from eval.stats import pass_at_k
+from nanoagent.stats import pass_at_k
 from nanoagent.agent.backend import ScriptedBackend
 from nanoagent.tasks import evaluate, load_task
 from nanoagent.toolcall import format_tool_call

@@ -12,7 +12,7 @@ import nanoagent  # noqa: F401
 import pytest
 
 from nanoagent.scoring import score_reply
-from eval.suites import (BFCL_SUITES, EvalItem, SuiteError, expand_suites, load_suite, load_valid)
+from nanoagent.suites import (BFCL_SUITES, EvalItem, SuiteError, expand_suites, load_suite, load_valid)
 from nanoagent.toolcall import format_tool_call
 
 needs_bfcl = pytest.mark.skipif(importlib.util.find_spec("bfcl_eval") is None,
@@ -112,7 +112,7 @@ def test_unknown_suite_and_groups():
 
 
 def test_missing_bfcl_wheel_says_how_to_install(monkeypatch):
-    import eval.bfcl_data as bd
+    import nanoagent.bfcl_data as bd
 
     bd.data_dir.cache_clear()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
@@ -199,7 +199,7 @@ def test_limit_takes_a_seeded_random_sample_in_file_order_and_first_n_on_request
 
 
 def test_a_suite_can_carry_its_own_sample_size():
-    from eval.suites import split_limit
+    from nanoagent.suites import split_limit
 
     assert split_limit("live_irrelevance@250", 10) == ("live_irrelevance", 250)
     assert split_limit("simple_python", 10) == ("simple_python", 10)

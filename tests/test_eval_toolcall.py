@@ -12,9 +12,10 @@ import pytest
 
 from eval import report, toolcall
 from eval.results import load_runs
-from eval.stats import bootstrap_ci
-from eval.suites import load_valid
+from nanoagent import scoring
 from nanoagent.agent.backend import Completion, ScriptedBackend
+from nanoagent.stats import bootstrap_ci
+from nanoagent.suites import load_valid
 from nanoagent.toolcall import format_tool_call
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "weather", "parameters": {
@@ -42,7 +43,7 @@ REPLIES = [format_tool_call("get_weather", {"city": "Paris"}),      # right
 
 def test_run_suite_scores_and_summarises(valid_file):
     items, _ = load_valid(valid_file)
-    result = toolcall.run_suite(ScriptedBackend(REPLIES), items, max_tokens=32)
+    result = scoring.run_suite(ScriptedBackend(REPLIES), items, max_tokens=32)
     m = result["metrics"]
     assert [o["correct"] for o in result["items"]] == [True, False, False, True]
     assert m["n"] == 4 and m["accuracy"] == 0.5 and m["call_rate"] == 0.75 and m["valid_rate"] == 0.5
@@ -72,7 +73,7 @@ class Flaky:
 
 def test_a_backend_failure_is_recorded_on_its_item(valid_file):
     items, _ = load_valid(valid_file)
-    result = toolcall.run_suite(Flaky(), items)
+    result = scoring.run_suite(Flaky(), items)
     kinds = [o["kind"] for o in result["items"]]
     assert kinds[1] == "backend_error" and "prompt too long" in result["items"][1]["message"]
     assert len(kinds) == 4
@@ -82,11 +83,11 @@ def test_batched_mlx_path_on_a_tiny_model(valid_file, tiny_tok):
     from nanoagent.testing import tiny_llama, tok_vocab_size
 
     model = tiny_llama(tok_vocab_size(tiny_tok))
-    result = toolcall.evaluate_model(model, tiny_tok, f"valid:{valid_file}", limit=None, max_tokens=6, batch_size=3)
+    result = scoring.evaluate_model(model, tiny_tok, f"valid:{valid_file}", limit=None, max_tokens=6, batch_size=3)
     assert result["metrics"]["n"] == 4 and len(result["items"]) == 4
     assert all(o["completion_tokens"] <= 6 and o["kind"] != "backend_error" for o in result["items"])
     rows = [json.loads(line) for line in valid_file.read_text().splitlines()]
-    again = toolcall.evaluate_model(model, tiny_tok, rows, limit=2, max_tokens=6, batch_size=1)
+    again = scoring.evaluate_model(model, tiny_tok, rows, limit=2, max_tokens=6, batch_size=1)
     assert again["metrics"]["n"] == 2 and [o["reply"] for o in again["items"]] == \
         [o["reply"] for o in result["items"][:2]]   # greedy: batched and one-by-one agree
 

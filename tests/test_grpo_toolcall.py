@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import train.grpo_toolcall as toolcall_mod
-from eval.suites import EvalItem
+from nanoagent.suites import EvalItem
 from nanoagent.agent.backend import Completion
 from nanoagent.scoring import score_reply
 from nanoagent.tasks import load_tasks

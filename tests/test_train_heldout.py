@@ -5,7 +5,7 @@ Run: .venv/bin/python -m pytest tests/test_train_heldout.py -q
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
-from eval.suites import records_to_items
+from nanoagent.suites import records_to_items
 from nanoagent.record import Record
 from train.dft import calling_records
 

@@ -1,11 +1,11 @@
 """nanoagent.typenames: one table of type names for every reader, and the one on-purpose difference in meaning.
 
-Pins issue 18 (four tables of type names, in toolcall, checker, eval.bfcl_data and data_recipes.convert, had drifted).
+Pins issue 18 (four tables of type names, in toolcall, checker, nanoagent.bfcl_data and data_recipes.convert, had drifted).
 Run: .venv/bin/python -m pytest tests/test_typenames.py -q
 """
 
 from data_recipes.convert import type_to_schema
-from eval.bfcl_data import to_json_schema
+from nanoagent.bfcl_data import to_json_schema
 from nanoagent.checker import type_matches
 from nanoagent.constrain import strict_schema
 from nanoagent.toolcall import arguments_fit

@@ -12,7 +12,7 @@ from the default recipe if missing) -> tokenizer -> every record rendered and ch
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
 -> training (progress bar, metrics.jsonl, checkpoints, best weights by validation cross-entropy) -> final model
 (the best weights, with `keep_best`), loss.png -> validity after -> summary.json.
-Validity is scored by the eval stage (`eval.toolcall.evaluate_model`, greedy, batched): the share of replies on held-out
+Validity is scored by the eval stage (`nanoagent.scoring.evaluate_model`, the runner eval.toolcall uses; greedy, batched): the share of replies on held-out
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
 The run folder: config.yaml (resolved), data_stats.json, metrics.jsonl, checkpoints/, validity.json, loss.png,
@@ -107,7 +107,7 @@ def run(cfg: DFTConfig) -> dict:
     from train.report import RunReporter, plot_losses
     from train.trainer import build_optimizer, train
     from train.tuning import prepare, save_final
-    from eval.toolcall import evaluate_model
+    from nanoagent.scoring import evaluate_model
 
     group = mx.distributed.init()
     rank, world = group.rank(), group.size()

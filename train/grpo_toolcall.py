@@ -5,7 +5,7 @@
     scored = score_toolcall_group(completions, tasks[0], cfg.toolcall_rewards)
     group = toolcall_group(backend, tasks[0], cfg, seed)   # all of it, as a train.grpo_rollout.Group
 
-A task is an eval item (eval.suites.EvalItem), made from a canonical record by the same conversion the `valid` eval
+A task is an eval item (nanoagent.suites.EvalItem), made from a canonical record by the same conversion the `valid` eval
 suite uses: the messages before the record's first assistant turn, the tools it offered, and that turn's calls as
 the expected answer (none when it answered in text: the task rewards declining; several: parallel calls). Sources
 (`toolcall_tasks`, comma-separated for several):
@@ -30,7 +30,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from eval.suites import DEFAULT_VALID_PATH, EvalItem, SuiteError, load_valid
+from nanoagent.suites import DEFAULT_VALID_PATH, EvalItem, SuiteError, load_valid
 from nanoagent.checker import OMITTABLE
 from nanoagent.scoring import score_reply
 from nanoagent.tasks.spec import TaskError

@@ -53,8 +53,8 @@ def main(argv: list[str]) -> int:
     if argv != ["--write"]:
         print("usage: python -m data_recipes.synthetic.reserved --write   (rewrites reserved_names.txt from bfcl-eval)")
         return 2
-    from eval.bfcl_data import load
-    from eval.suites import BFCL_SUITES
+    from nanoagent.bfcl_data import load
+    from nanoagent.suites import BFCL_SUITES
 
     names = {f["name"] for suite in BFCL_SUITES for item in load(suite) for f in item.functions}
     LIST.write_text("\n".join(sorted(names)) + "\n", encoding="utf-8")

@@ -3,7 +3,7 @@
     parts = reply_parts(text, task)                        # {"format": 1.0, "tool_name": 0.5, ...}
     totals, parts = combine(texts, tasks, {"format": 0.2, "arg_values": 0.5})
 
-A task is anything with eval's item fields (eval.suites.EvalItem): `tools`, `answers` (BFCL possible-answer form,
+A task is anything with eval's item fields (nanoagent.suites.EvalItem): `tools`, `answers` (BFCL possible-answer form,
 one `{name: {argument: [allowed values]}}` per expected call, `[]` when no call is right), `functions` and `expect`
 ("calls" or "no_call"). The parts, each in [0, 1]:
 

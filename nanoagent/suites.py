@@ -125,7 +125,7 @@ def load_suite(name: str, limit: int | None = None, sample: str = "random",
 
 
 def load_bfcl(category: str, limit: int | None = None) -> tuple[list[EvalItem], Counter]:
-    from eval.bfcl_data import BFCLDataMissing, load
+    from nanoagent.bfcl_data import BFCLDataMissing, load
 
     try:
         raw = load(category, limit=limit)

@@ -11,7 +11,7 @@ Multi-turn and agentic categories list `involved_classes` instead of `function`;
 We locate the package with `importlib.util.find_spec` and read its files; we never import its code.
 
 Usage:
-    from eval.bfcl_data import load, categories
+    from nanoagent.bfcl_data import load, categories
     for item in load("simple_python", limit=5):
         item.id, item.messages(), item.tools(), item.answers
 
