@@ -1,5 +1,6 @@
 """The synthetic source (data_recipes.synthetic): catalogue variety, valid records, schema-valid calls, rendering
-round trip, determinism, the no-tool guarantee and the coding conversations.
+round trip, determinism (and the pinned bytes of a fixed-seed sample), the no-tool guarantee and the coding
+conversations.
 
 Run: .venv/bin/python -m pytest tests/test_data_synthetic.py -q
 Left out: token statistics and speed (bench/data_synthetic_stats.py measures them by hand).
@@ -8,6 +9,7 @@ Left out: token statistics and speed (bench/data_synthetic_stats.py measures the
 import nanoagent  # noqa: F401  (before anything that may import mlx)
 
 import collections
+import hashlib
 import json
 import os
 import subprocess
@@ -21,6 +23,7 @@ from data_recipes.synthetic.catalogue import by_name, catalogue
 from data_recipes.synthetic.chitchat import related_domains
 from data_recipes.synthetic.coding import BUGS, FILLERS
 from data_recipes.synthetic.kinds import ident
+from data_recipes.synthetic.params import integer, table
 from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
 from nanoagent.record import Record
 from nanoagent.render import assistant_text, render, render_text
@@ -106,6 +109,27 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
     digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(digests) == 1
+
+
+# The generator's bytes for a fixed seed, and the catalogue's tool specs, as they were before issue 18 moved the
+# parameter table (that refactor left both unchanged). A refactor must keep them; a change to the data that is meant
+# updates them in the same commit and says so there.
+SAMPLE_SHA256 = "deb1c34ac8cc5bacc3b375ca635d27fc0597cb8797a64aa5c169da632779cf2a"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "8d916e28f87b98a502fc7752654763352f80ef67328f6006139562d8a0b14b6d"
+
+
+def test_fixed_seed_output_and_tool_specs_are_pinned():
+    records = "\n".join(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in generate(300, seed=0))
+    assert hashlib.sha256(records.encode()).hexdigest() == SAMPLE_SHA256
+    specs = json.dumps([t.spec() for t in catalogue()], ensure_ascii=False, sort_keys=True)
+    assert hashlib.sha256(specs.encode()).hexdigest() == CATALOGUE_SHA256
+
+
+def test_parameter_table_refuses_a_name_given_twice():
+    nights = integer("nights", "Number of nights", 1, 14, ["for {} nights"])
+    assert list(table([nights])) == ["nights"]
+    with pytest.raises(ValueError, match="'nights' defined twice"):
+        table([nights, nights])
 
 
 def test_no_tool_rows_offer_no_fitting_tool(rows):

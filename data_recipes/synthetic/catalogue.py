@@ -21,7 +21,8 @@ from functools import lru_cache
 from typing import Callable
 
 from data_recipes.synthetic.domains import ROWS
-from data_recipes.synthetic.params import PARAMS, Param
+from data_recipes.synthetic.param_table import PARAMS
+from data_recipes.synthetic.params import Param
 from data_recipes.synthetic.reserved import free_name
 
 VERB_NAMES = {"get": "get_{n}", "search": "search_{p}", "list": "list_{p}", "create": "{w}_{n}",

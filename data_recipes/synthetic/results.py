@@ -17,7 +17,6 @@ import math
 import random
 import statistics
 
-from data_recipes.synthetic import params as P
 from data_recipes.synthetic import values as V
 from data_recipes.synthetic.library import computed
 from data_recipes.synthetic.phrasing import cap, end
@@ -40,14 +39,14 @@ _POOLS = {
                "clean and quiet"],
     "car": ["Toyota Corolla", "VW Golf", "Ford Explorer", "Tesla Model 3", "Fiat 500"], "seat": ["12A", "4C", "21F"],
     "train": ["ICE 578", "TGV 6201", "Eurostar 9014", "IC 2045"], "bus_line": ["12", "N5", "42X", "7"],
-    "task_status": ["open", "in_progress", "done"], "title": P.TITLES, "product": [q.title() for q in P.QUERIES],
+    "task_status": ["open", "in_progress", "done"], "title": V.TITLES, "product": [q.title() for q in V.QUERIES],
     "store": ["Corner Market", "TechHub", "GreenGrocer", "City Hardware"], "route": ["via the A1", "via Main St"],
     "place_name": ["Blue Door Cafe", "Central Pharmacy", "Riverside Park", "City Museum"],
-    "team": P.TEAMS, "score": ["2-1", "0-0", "3-2", "104-99", "24-17"], "position": ["forward", "guard", "keeper"],
-    "quality": ["good", "fair", "poor"], "specialty": ["dermatology", "cardiology", "pediatrics"], "song": P.SONGS,
-    "artist": P.ARTISTS, "duration": ["3:45", "4:12", "2:58", "5:03"], "music_genre": ["jazz", "rock", "pop"],
+    "team": V.TEAMS, "score": ["2-1", "0-0", "3-2", "104-99", "24-17"], "position": ["forward", "guard", "keeper"],
+    "quality": ["good", "fair", "poor"], "specialty": ["dermatology", "cardiology", "pediatrics"], "song": V.SONGS,
+    "artist": V.ARTISTS, "duration": ["3:45", "4:12", "2:58", "5:03"], "music_genre": ["jazz", "rock", "pop"],
     "lyric": ["(first line withheld for copyright)"], "station": ["Jazz FM", "Rock Radio 1", "Classic 101"],
-    "venue": ["Red Rocks", "the O2 Arena", "Royal Albert Hall"], "movie": P.MOVIES,
+    "venue": ["Red Rocks", "the O2 Arena", "Royal Albert Hall"], "movie": V.MOVIES,
     "cinema": ["Odeon Central", "Cinema Paradiso", "AMC 12"], "services": ["Netflix", "Prime Video", "Disney+"],
     "dish": ["chickpea curry", "mushroom risotto", "lemon garlic pasta", "spinach omelette", "tofu stir-fry"],
     "wine": ["Pinot Noir", "Sauvignon Blanc", "Chianti", "Riesling"],
@@ -58,14 +57,14 @@ _POOLS = {
     "job_title": ["data analyst", "backend engineer", "designer"], "company": ["Acme", "Globex", "Initech", "Contoso"],
     "approval": ["pending", "approved"], "ship_status": ["in transit", "out for delivery", "delivered"],
     "city": [c[0] for c in V.CITIES], "event_name": ["Jazz Night", "City Marathon", "Food Festival", "Comedy Gala"],
-    "book": P.BOOKS, "author": P.AUTHORS, "source_file": ["src/config.py", "app/main.go", "lib/retry.js"],
+    "book": V.BOOKS, "author": V.AUTHORS, "source_file": ["src/config.py", "app/main.go", "lib/retry.js"],
     "commit_msg": ["Fix flaky test", "Add retry logic", "Bump dependencies", "Refactor parser"],
-    "branch": P.BRANCHES, "ip": ["93.184.216.34", "151.101.1.69", "140.82.112.3"],
+    "branch": V.BRANCHES, "ip": ["93.184.216.34", "151.101.1.69", "140.82.112.3"],
     "version": ["2.32.3", "1.26.4", "18.3.1", "4.17.21"], "license": ["MIT", "Apache-2.0", "BSD-3-Clause"],
     "pr_state": ["open", "merged"], "ci_state": ["passed", "failed", "running"], "lang_code": ["en", "fr", "de", "es"],
     "sent_status": ["delivered", "queued"], "rsvp": ["sent"], "element": ["iron", "gold", "oxygen", "carbon"],
-    "folder": P.FOLDERS, "filename": ["report.pdf", "notes.txt", "photo_0412.jpg", "budget.xlsx"],
-    "street": P.STREETS, "tz": ["Europe/Paris", "Asia/Tokyo", "America/New_York"], "offset": ["+01:00", "+09:00"],
+    "folder": V.FOLDERS, "filename": ["report.pdf", "notes.txt", "photo_0412.jpg", "budget.xlsx"],
+    "street": V.STREETS, "tz": ["Europe/Paris", "Asia/Tokyo", "America/New_York"], "offset": ["+01:00", "+09:00"],
     "pollen": ["grass", "birch", "ragweed"], "holiday": ["New Year's Day", "Labour Day", "National Day"],
     "pet_name": ["Luna", "Max", "Milo"], "species": ["dog", "cat"], "podcast": ["Radiolab", "Syntax", "The Daily"],
     "game": ["Hades", "Celeste", "Civilization VI", "Portal 2"], "console": ["pc", "switch", "playstation"],

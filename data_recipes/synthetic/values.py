@@ -5,7 +5,7 @@ arguments, the plain `text` a user would type, and `alt` surface forms that need
 to the value (numbers in words, "euros" -> "EUR", "Germany" -> "DE", "March 3, 2025" -> "2025-03-03", odd casing).
 The normalisation kind asks for an `alt` form whenever a value has one.
 
-Run: imported by data_recipes.synthetic.params; nothing to run on its own.
+Run: imported by the synthetic modules (the pools and samplers at the end are param_table.py's); nothing to run.
 Left out: relative dates ("next Friday") need a reference date the model can't see, so every date is absolute.
 """
 
@@ -137,10 +137,6 @@ def pick(rng: random.Random, pool: list):
     return pool[rng.randrange(len(pool))]
 
 
-def casing_alts(text: str) -> tuple[str, ...]:
-    return (text.lower(), text.upper()) if text.lower() != text.upper() else ()
-
-
 def city(rng):
     name = pick(rng, CITIES)[0]
     return Value(name, name, (name.lower(),))
@@ -231,10 +227,23 @@ def choice_of(options: list[tuple[Any, str]]):
     return sample
 
 
+def verbatim(make):
+    """A sampler of a string users type as it is: value and text are both `make(rng)`."""
+    def sample(rng):
+        s = make(rng)
+        return Value(s, s)
+    return sample
+
+
 def text_from(pool: list[str]):
+    return verbatim(lambda rng: pick(rng, pool))
+
+
+def quoted(pool: list[str]):
+    """Free text from `pool`, written in quotes in the request."""
     def sample(rng):
         s = pick(rng, pool)
-        return Value(s, s)
+        return Value(s, f'"{s}"')
     return sample
 
 
@@ -243,3 +252,139 @@ def code_id(prefix: str, digits: int = 5):
         s = f"{prefix}-{rng.randrange(10 ** (digits - 1), 10 ** digits)}"
         return Value(s, s, (s.lower(),))
     return sample
+
+
+# --- pools and samplers of the parameter table (param_table.py) ---------------------------------------------------
+TITLES = ["Team standup", "Project kickoff", "Dentist appointment", "Quarterly review", "Lunch with Sam",
+          "Budget planning", "Yoga class", "Design sync", "Parent-teacher meeting", "Flight check-in",
+          "Car service", "Book club", "1:1 with manager", "Sprint retro", "Birthday dinner"]
+MESSAGES = ["Running 10 minutes late, start without me", "The report is ready for review", "Can we move our call to 3pm?",
+            "Happy birthday! Hope you have a great day", "Don't forget to bring the slides", "Dinner is at 7 tonight",
+            "The build is green again", "Please send me the invoice", "I'll be working from home tomorrow",
+            "Thanks for your help today", "Meeting room changed to B2", "Package arrived safely"]
+SUBJECTS = ["Q3 report", "Invoice 2291", "Weekend plans", "Interview schedule", "Project update", "Welcome aboard",
+            "Travel itinerary", "Contract draft", "Team offsite", "Password reset"]
+QUERIES = ["wireless headphones", "running shoes", "coffee grinder", "yoga mat", "mechanical keyboard", "desk lamp",
+           "hiking backpack", "water bottle", "electric kettle", "phone case", "air purifier", "standing desk",
+           "noise cancelling earbuds", "cast iron pan", "winter jacket", "gaming mouse", "smart watch", "tent"]
+TOPICS = ["machine learning", "climate change", "electric cars", "space exploration", "interest rates",
+          "renewable energy", "the housing market", "artificial intelligence", "the world cup", "vaccines",
+          "remote work", "quantum computing", "supply chains", "cybersecurity"]
+ARTISTS = ["Taylor Swift", "Daft Punk", "Adele", "Radiohead", "Beyoncé", "Miles Davis", "Coldplay", "Bad Bunny",
+           "Norah Jones", "The Beatles", "Kendrick Lamar", "Billie Eilish", "ABBA", "Fleetwood Mac"]
+SONGS = ["Bohemian Rhapsody", "Hey Jude", "Blinding Lights", "Rolling in the Deep", "Get Lucky", "So What",
+         "Dancing Queen", "Yellow", "Bad Guy", "Dreams", "Karma Police", "Halo", "Shake It Off", "Humble"]
+TEAMS = ["Arsenal", "Real Madrid", "Bayern Munich", "Lakers", "Celtics", "Yankees", "Dodgers", "Chiefs",
+         "Juventus", "PSG", "Warriors", "Liverpool", "Boca Juniors", "Ajax"]
+PLAYERS = ["Lionel Messi", "LeBron James", "Serena Williams", "Erling Haaland", "Stephen Curry", "Shohei Ohtani",
+           "Kylian Mbappé", "Patrick Mahomes", "Novak Djokovic", "Alexia Putellas"]
+MOVIES = ["Inception", "The Matrix", "Spirited Away", "Parasite", "Interstellar", "Amélie", "Dune", "Arrival",
+          "Casablanca", "The Godfather", "Whiplash", "Coco", "Oppenheimer", "Up"]
+SHOWS = ["Breaking Bad", "The Office", "Dark", "Succession", "The Crown", "Friends", "Severance", "Shogun"]
+REPOS = ["acme/webapp", "acme/payments-api", "northwind/data-pipeline", "octo/cli", "tinyml/runtime",
+         "opensci/plotkit", "shopfront/mobile", "infra/terraform-modules"]
+BRANCHES = ["main", "develop", "release/2.1", "feature/login", "fix/timeouts", "staging"]
+WORDS = ["serendipity", "ephemeral", "resilient", "ubiquitous", "meticulous", "candid", "eloquent", "pragmatic",
+         "ambiguous", "benevolent", "concise", "diligent"]
+PHRASES = ["Where is the train station?", "Thank you very much", "How much does this cost?", "Good morning",
+           "I would like a coffee, please", "See you tomorrow", "The meeting is cancelled", "Happy new year"]
+FOODS = ["banana", "brown rice", "chicken breast", "avocado", "oatmeal", "salmon", "almonds", "greek yogurt",
+         "broccoli", "lentils", "apple", "whole wheat bread", "egg", "tofu"]
+INGREDIENTS = ["chicken", "rice", "tomatoes", "garlic", "spinach", "chickpeas", "mushrooms", "eggs", "potatoes",
+               "basil", "lemon", "tofu", "beef", "pasta", "cheese", "onions"]
+FOLDERS = ["/documents/reports", "/photos/2024", "/projects/website", "/shared/finance", "/music", "/backups"]
+PATHS = ["/documents/reports/q3_summary.pdf", "/photos/2024/beach.jpg", "/projects/website/index.html",
+         "/shared/finance/budget.xlsx", "/notes/todo.txt", "/backups/db_2025_01.tar.gz", "/music/playlist.m3u"]
+BOOKS = ["Dune", "Pride and Prejudice", "Sapiens", "The Hobbit", "Educated", "Atomic Habits", "Beloved",
+         "The Left Hand of Darkness", "Thinking, Fast and Slow", "One Hundred Years of Solitude"]
+AUTHORS = ["Ursula K. Le Guin", "Toni Morrison", "Frank Herbert", "Jane Austen", "Yuval Noah Harari",
+           "Tara Westover", "Gabriel García Márquez", "Daniel Kahneman", "J.R.R. Tolkien", "Octavia Butler"]
+STREETS = ["12 Rue Cler", "221B Baker Street", "1600 Amphitheatre Parkway", "5 Market Street", "88 Harbour Road",
+           "14 Elm Avenue", "301 Pine Street", "7 Kings Road", "42 Station Lane", "9 Via Roma"]
+
+
+def flight_number(rng):
+    s = f"{pick(rng, ['BA', 'LH', 'AF', 'UA', 'DL', 'KL', 'IB', 'NH', 'QF', 'TK'])}{rng.randint(10, 2999)}"
+    return Value(s, s, (s.lower(),))
+
+
+def price_range(rng):
+    lo = rng.choice([10, 20, 25, 50, 100, 150, 200])
+    hi = lo * rng.choice([2, 3, 4])
+    return Value({"min": lo, "max": hi}, f"between ${lo} and ${hi}", (f"from {number_words(lo)} to "
+                                                                       f"{number_words(hi)} dollars",))
+
+
+def date_range(rng):
+    a = date(rng)
+    y, m, d = map(int, a.value.split("-"))
+    d2 = min(d + rng.randint(1, 9), 28 if m == 2 else 30)
+    if d2 <= d:
+        d2, d = d, max(1, d - 3)
+        a = Value(f"{y}-{m:02d}-{d:02d}", f"{y}-{m:02d}-{d:02d}")
+    b = f"{y}-{m:02d}-{d2:02d}"
+    month = MONTHS[m - 1]
+    return Value({"start": a.value, "end": b}, f"from {a.value} to {b}", (f"from {month} {d} to {month} {d2}, {y}",))
+
+
+def address(rng):
+    street, (town, _, _) = pick(rng, STREETS), pick(rng, CITIES)
+    if rng.random() < 0.5:
+        code = f"{rng.randint(10000, 99999)}"
+        return Value({"street": street, "city": town, "postal_code": code}, f"{street}, {town} {code}")
+    return Value({"street": street, "city": town}, f"{street}, {town}")
+
+
+def location(rng):
+    lat, lon = round(rng.uniform(-60, 70), 4), round(rng.uniform(-170, 170), 4)
+    return Value({"latitude": lat, "longitude": lon}, f"{lat}, {lon}", (f"latitude {lat} and longitude {lon}",))
+
+
+def dimensions(rng):
+    l, w, h = rng.randint(10, 80), rng.randint(10, 60), rng.randint(5, 50)
+    return Value({"length_cm": l, "width_cm": w, "height_cm": h}, f"{l}x{w}x{h} cm", (f"{l} by {w} by {h} centimetres",))
+
+
+def hashtag(rng):
+    s = pick(rng, ["#climate", "#python", "#worldcup", "#foodie", "#travel", "#ai", "#fitness", "#startup"])
+    return Value(s, s, (s[1:],))
+
+
+def username(rng):
+    s = f"@{pick(rng, FIRST).lower()}_{pick(rng, ['codes', 'travels', 'cooks', 'runs', 'writes'])}"
+    return Value(s, s)
+
+
+def url(rng):
+    s = f"https://{pick(rng, ['example.com', 'status.acme.io', 'shop.northwind.dev', 'blog.example.org'])}"
+    return Value(s, s, (s.replace("https://", ""),))
+
+
+def domain_name(rng):
+    s = pick(rng, ["example.com", "acme.io", "northwind.dev", "openlibrary.org", "python.org"])
+    return Value(s, s, (s.upper(),))
+
+
+def sql(rng):
+    t = pick(rng, ["orders", "users", "invoices", "events"])
+    q = pick(rng, [f"SELECT COUNT(*) FROM {t}", f"SELECT * FROM {t} LIMIT 10", f"SELECT id, created_at FROM {t}"])
+    return Value(q, f"`{q}`")
+
+
+def matrix_size(rng):
+    rows, cols = rng.randint(2, 6), rng.randint(2, 6)
+    return Value({"rows": rows, "cols": cols}, f"{rows}x{cols}")
+
+
+_TRANSLATE_TO = choice_of([("fr", "French"), ("es", "Spanish"), ("de", "German")])
+
+
+def target_language(rng):
+    """Any language one time in five, else one of the three most asked for."""
+    return language(rng) if rng.random() < 0.2 else _TRANSLATE_TO(rng)
+
+
+def license_plate(rng):
+    s = (f"{rng.choice('ABCDEFGHKLMN')}{rng.choice('PRSTVWXY')}{rng.randint(10, 99)} "
+         f"{rng.choice('BCDFGHJK')}{rng.choice('LMNPRST')}{rng.choice('VWXYZ')}")
+    return Value(s, s, (s.lower(),))
