@@ -30,6 +30,7 @@ import sys
 import time
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,12 +51,78 @@ CHUNK = 256
 _NO_GRAMS = np.zeros(0, dtype=np.uint64)
 POOL_MIN_ROWS = 2000  # below this, worker start-up costs more than it saves
 
-_W: dict = {}  # per-process worker state: tokenizer, filter configs, dedup config, eval index
+
+@dataclass(frozen=True)
+class Row:
+    """A row that passed the per-row passes: what dedup keeps, the mix shuffles and the writer writes."""
+    source: str
+    line: str  # the canonical record as one JSON line
+    tokens: int
+    supervised: int  # tokens under the loss mask
+    grams: np.ndarray  # the prompt's n-grams
 
 
-def _init_worker(tokenizer, filter_cfgs, dedup_cfg, index, data):
+@dataclass(frozen=True)
+class Outcome:
+    """One raw row after the workers: `stage` "ok" with its `row` and dedup fingerprint (exact `key`, `shingles`,
+    LSH `bands`), or the pass that dropped it ("convert", "filter", "contaminated") with the `reason`."""
+    stage: str
+    reason: str = ""
+    row: Row | None = None
+    key: bytes = b""
+    shingles: np.ndarray | None = None
+    bands: np.ndarray | None = None
+    shortened: bool = False
+
+
+@dataclass(frozen=True)
+class Worker:
+    """What the per-row passes read: one per build, handed to each pool worker once by `_start_worker`."""
+    tokenizer: object
+    filters: dict  # source -> FilterConfig
+    dedup: object  # DedupConfig
+    index: EvalIndex | None
+    data: dict  # source -> loaded rows
+
+    def process(self, source: str, raw) -> Outcome:
+        """One raw row through adapter, filters, eval decontamination and fingerprinting (picklable result)."""
+        try:
+            rec = _synthetic(raw) if source == "synthetic" else ADAPTERS[source](raw)
+        except Drop as d:
+            return Outcome("convert", d.reason)
+        except Exception as e:  # a malformed row is counted, never fatal
+            return Outcome("convert", f"error:{type(e).__name__}")
+        try:
+            rec, info = apply_filters(rec, self.filters[source], self.tokenizer)
+        except Drop as d:
+            return Outcome("filter", d.reason)
+        except Exception as e:
+            return Outcome("filter", f"error:{type(e).__name__}")
+        index = self.index  # the prompt's n-grams go back with the row: the check against valid reuses them
+        grams = text_grams(user_text(rec), index.cfg.ngram) if index is not None else _NO_GRAMS
+        hit = (index.match_grams(grams) or index.name_hit(rec)) if index is not None else None
+        if hit:
+            return Outcome("contaminated", hit)
+        sh, bands = fingerprint(dedup_text(rec), self.dedup)
+        row = Row(source, json.dumps(rec, ensure_ascii=False), info["tokens"], info["supervised"], grams)
+        return Outcome("ok", row=row, key=exact_key(rec), shingles=sh, bands=bands, shortened=info["shortened"])
+
+    def chunk(self, task: tuple[str, int, int]) -> tuple[str, list[Outcome]]:
+        source, start, end = task
+        return source, [self.process(source, r) for r in rows_slice(self.data[source], start, end)]
+
+
+_pool_worker: Worker | None = None  # set in each pool process by its initializer; never in the main process
+
+
+def _start_worker(worker: Worker) -> None:
+    global _pool_worker
     gc.enable()  # forked from inside `_gc_paused`: workers collect as usual
-    _W.update(tokenizer=tokenizer, filters=filter_cfgs, dedup=dedup_cfg, index=index, data=data)
+    _pool_worker = worker
+
+
+def _pool_chunk(task):
+    return _pool_worker.chunk(task)
 
 
 def _synthetic(row) -> dict:
@@ -65,36 +132,6 @@ def _synthetic(row) -> dict:
         raise Drop("invalid_record:" + e.field.split("[")[0], e.problem) from None
     rec["meta"].setdefault("source", "synthetic")
     return rec
-
-
-def process_row(source: str, row) -> tuple:
-    """One raw row through adapter, filters, eval decontamination and fingerprinting (pure, picklable result)."""
-    try:
-        rec = _synthetic(row) if source == "synthetic" else ADAPTERS[source](row)
-    except Drop as d:
-        return ("convert", d.reason)
-    except Exception as e:  # a malformed row is counted, never fatal
-        return ("convert", f"error:{type(e).__name__}")
-    try:
-        rec, info = apply_filters(rec, _W["filters"][source], _W["tokenizer"])
-    except Drop as d:
-        return ("filter", d.reason)
-    except Exception as e:
-        return ("filter", f"error:{type(e).__name__}")
-    index = _W["index"]
-    # The prompt's n-grams go back with the row: the check against the validation split reuses them.
-    grams = text_grams(user_text(rec), index.cfg.ngram) if index is not None else _NO_GRAMS
-    hit = (index.match_grams(grams) or index.name_hit(rec)) if index is not None else None
-    if hit:
-        return ("contaminated", hit)
-    sh, bands = fingerprint(dedup_text(rec), _W["dedup"])
-    return ("ok", json.dumps(rec, ensure_ascii=False), exact_key(rec), sh, bands, info, grams)
-
-
-def _process_chunk(task):
-    source, start, end = task
-    rows = rows_slice(_W["data"][source], start, end)
-    return source, [process_row(source, r) for r in rows]
 
 
 def _filter_cfgs(recipe: Recipe) -> dict:
@@ -163,7 +200,7 @@ def _run_rows(recipe: Recipe, loaded, tokenizer, index, quiet: bool, consume) ->
 
     # Workers get the loaded tables once (inherited on fork; datasets pickle as memory-mapped files otherwise)
     # and receive only index ranges, so Arrow -> Python conversion also runs in parallel.
-    init = (tokenizer, _filter_cfgs(recipe), recipe.dedup, index, dict(loaded))
+    worker = Worker(tokenizer, _filter_cfgs(recipe), recipe.dedup, index, dict(loaded))
     tasks = [(name, i, min(i + CHUNK, len(rows))) for name, rows in loaded for i in range(0, len(rows), CHUNK)]
     total = sum(len(rows) for _, rows in loaded)
     bar = tqdm(total=total, desc="convert, filter, dedup", unit="row", disable=quiet, file=sys.stderr)
@@ -172,8 +209,8 @@ def _run_rows(recipe: Recipe, loaded, tokenizer, index, quiet: bool, consume) ->
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # workers encode one short piece at a time
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         try:
-            with ctx.Pool(recipe.num_proc, initializer=_init_worker, initargs=init) as pool:
-                for source, outs in pool.imap(_process_chunk, tasks):
+            with ctx.Pool(recipe.num_proc, initializer=_start_worker, initargs=(worker,)) as pool:
+                for source, outs in pool.imap(_pool_chunk, tasks):
                     consume(source, outs)
                     bar.update(len(outs))
         finally:
@@ -182,9 +219,9 @@ def _run_rows(recipe: Recipe, loaded, tokenizer, index, quiet: bool, consume) ->
             else:
                 os.environ["TOKENIZERS_PARALLELISM"] = saved
     else:
-        _init_worker(*init)
+        gc.enable()  # the per-row work runs here, as in a worker: it makes cyclic garbage, so collect as they do
         for task in tasks:
-            source, outs = _process_chunk(task)
+            source, outs = worker.chunk(task)
             consume(source, outs)
             bar.update(len(outs))
     bar.close()
@@ -230,29 +267,28 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     loaded = _load_all(cfg, stats, say)
     t_load = time.perf_counter()
     seen, near = set(), NearDedup(cfg.dedup)
-    pools: dict[str, list] = {e.id: [] for e in cfg.sources}
+    pools: dict[str, list[Row]] = {e.id: [] for e in cfg.sources}
     counters = {e.id: {k: Counter() for k in ("convert", "filter", "contaminated")} for e in cfg.sources}
     extra = {e.id: Counter() for e in cfg.sources}
     gid = 0
 
-    def consume(source: str, outs: list) -> None:  # exact, then near dedup, in recipe order
+    def consume(source: str, outs: list[Outcome]) -> None:  # exact, then near dedup, in recipe order
         nonlocal gid
         for o in outs:
-            if o[0] != "ok":
-                counters[source][o[0]][o[1]] += 1
+            if o.stage != "ok":
+                counters[source][o.stage][o.reason] += 1
                 continue
-            _, line, key, sh, bands, info, grams = o
-            extra[source]["shortened"] += int(info["shortened"])
+            extra[source]["shortened"] += int(o.shortened)
             if cfg.dedup.exact:
-                if key in seen:
+                if o.key in seen:
                     extra[source]["exact_dups"] += 1
                     continue
-                seen.add(key)
+                seen.add(o.key)
             gid += 1
-            if cfg.dedup.near and not near.add(gid, sh, bands):
+            if cfg.dedup.near and not near.add(gid, o.shingles, o.bands):
                 extra[source]["near_dups"] += 1
                 continue
-            pools[source].append((line, info["tokens"], info["supervised"], grams, source))
+            pools[source].append(o.row)
 
     with _gc_paused():
         _run_rows(cfg, loaded, tokenizer, index, quiet, consume)
@@ -267,13 +303,13 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     valid_hits = Counter()
     if cfg.decontam.enabled and cfg.decontam.against_valid and valid:
         vindex = EvalIndex(cfg.decontam)
-        vindex.add_grams("valid", (v[3] for v in valid))
+        vindex.add_grams("valid", (v.grams for v in valid))
         kept = []
-        for item, hit in zip(train, vindex.match_many([t[3] for t in train])):
+        for row, hit in zip(train, vindex.match_many([t.grams for t in train])):
             if hit:
-                valid_hits[item[4]] += 1
+                valid_hits[row.source] += 1
             else:
-                kept.append(item)
+                kept.append(row)
         train = kept
     t_mix = time.perf_counter()
 
@@ -288,8 +324,8 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
         stats["sources"][src]["train_overlapping_valid"] = n
         stats["sources"][src]["train"] -= n
     for e in cfg.sources:
-        stats["sources"][e.id]["train_tokens"] = sum(t[1] for t in train if t[4] == e.id)
-        stats["sources"][e.id]["train_supervised_tokens"] = sum(t[2] for t in train if t[4] == e.id)
+        stats["sources"][e.id]["train_tokens"] = sum(t.tokens for t in train if t.source == e.id)
+        stats["sources"][e.id]["train_supervised_tokens"] = sum(t.supervised for t in train if t.source == e.id)
     stats["near_dedup_candidates_checked"] = near.candidates
     if not train:
         kept = ", ".join(f"{e.id}: {len(pools[e.id])} kept, weight {e.weight}" for e in cfg.sources)

@@ -30,11 +30,11 @@ def write_outputs(cfg, train: list, valid: list, stats: dict) -> Path:
     out.mkdir(parents=True)
     for name, items in (("train.jsonl", train), ("valid.jsonl", valid)):
         with (out / name).open("w", encoding="utf-8", newline="\n") as fh:
-            for item in items:
-                fh.write(item[0] + "\n")
+            for row in items:
+                fh.write(row.line + "\n")
     (out / "recipe.resolved.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True))
     stats["outputs"] = {"train": len(train), "valid": len(valid),
-                        "train_tokens": sum(t[1] for t in train), "folder": str(final)}
+                        "train_tokens": sum(t.tokens for t in train), "folder": str(final)}
     return out
 
 
