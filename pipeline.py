@@ -49,6 +49,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.atomic import write_json
+from nanoagent.metrics import read_metrics
 from nanoagent.models import EMBEDDED, ModelLoadError, load
 from nanoagent.record import DEMO_RECORD, Record
 from nanoagent.render import render_prompt
@@ -154,19 +155,6 @@ def _read_json(path: Path) -> dict:
         return {}
 
 
-def _jsonl(path: Path) -> list[dict]:
-    """The JSON objects of a JSONL file (lines that are not objects are passed over; no file: none)."""
-    rows = []
-    for line in path.read_text().splitlines() if path.is_file() else []:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
-
-
 def result_line(stage: str, out: Path) -> str:
     """A one-line result of a finished stage, read from its own outputs ('' when they are missing)."""
     if stage == "smoke":
@@ -179,7 +167,7 @@ def result_line(stage: str, out: Path) -> str:
         return f"train {o.get('train', '?')} / valid {o.get('valid', '?')} records" if st else ""
     if stage == "sft":
         s = _read_json(out / "sft" / "summary.json")
-        vals = [r for r in _jsonl(out / "sft" / "metrics.jsonl") if r.get("kind") == "valid"]
+        vals = read_metrics(out / "sft" / "metrics.jsonl", "valid")
         if not s or not vals:
             return ""
         nan = float("nan")
@@ -188,7 +176,7 @@ def result_line(stage: str, out: Path) -> str:
                 f"{s.get('validity_before') or 0:.0%} -> {s.get('validity_after') or 0:.0%}; prose perplexity "
                 f"{s.get('prose_ppl_before') or nan:.0f} -> {s.get('prose_ppl_after') or nan:.0f}")
     if stage == "grpo":
-        rows = [r for r in _jsonl(out / "grpo" / "metrics.jsonl") if r.get("kind") == "train"]
+        rows = read_metrics(out / "grpo" / "metrics.jsonl", "train")
         if not rows:
             return ""
         skipped = sum(bool(r.get("skipped_update")) for r in rows)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 
 import nanoagent  # noqa: F401
+from nanoagent.metrics import read_metrics
 
 
 def main(argv=None):
@@ -37,7 +38,7 @@ def main(argv=None):
     summary = run(cfg)
     wall = time.perf_counter() - t
     run_dir = Path(cfg.run_dir)
-    metrics = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train"' in x]
+    metrics = read_metrics(run_dir / "metrics.jsonl", "train")
     evals = json.loads((run_dir / "eval.json").read_text()) if (run_dir / "eval.json").exists() else {}
     write_result("grpo_real_run", {
         "config_file": args.config, "config": json.loads(json.dumps(vars(cfg), default=str)),

@@ -19,10 +19,11 @@ from pathlib import Path
 import yaml
 
 from bench.machine import write_result
+from nanoagent.metrics import read_metrics
 
 
 def collect(run_dir: Path) -> dict:
-    rows = [json.loads(ln) for ln in (run_dir / "metrics.jsonl").read_text().splitlines() if ln.strip()]
+    rows = read_metrics(run_dir / "metrics.jsonl")
     train = [r for r in rows if r["kind"] == "train"]
     valid = [{"step": r["step"], "val_loss": r["val_loss"], "val_ce": r["val_ce"]} for r in rows
              if r["kind"] == "valid"]

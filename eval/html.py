@@ -28,6 +28,7 @@ from html import escape
 from pathlib import Path
 
 from nanoagent.atomic import write_text
+from nanoagent.metrics import read_metrics
 from eval.report import _cell, _pct, latest, suite_names
 from eval.results import load_runs
 
@@ -176,8 +177,7 @@ def before_after(data: dict, title: str) -> str:
 def train_section(run: Path, heading: str) -> list[str]:
     """A train.dft or train.grpo run folder: what is missing, summary, curves, before/after, data, config."""
     problems: list[str] = []
-    rows, broken = read_jsonl(run / "metrics.jsonl") if (run / "metrics.jsonl").is_file() else ([], [])
-    rows = [r for _, r in rows if isinstance(r, dict)]
+    rows, broken = read_metrics(run / "metrics.jsonl", with_broken=True)
     train = [r for r in rows if r.get("kind") == "train"]
     grpo = any("reward_mean" in r for r in train) or (run / "eval.json").is_file() or (run / "trajectories").is_dir()
     expect = ["config.yaml", "metrics.jsonl", "summary.json", "model"] + (

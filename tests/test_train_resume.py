@@ -209,3 +209,23 @@ def test_when_training_only_hurts_the_best_is_the_start(tmp_path, tok, ds):
     load_best(cfg.run_dir, model)
     got = weights(model)
     assert all(np.array_equal(got[k], start[k]) for k in got)
+
+
+def test_metrics_log_reads_round_and_drops_lost_steps(tmp_path):
+    """nanoagent.metrics: one writer and reader for both trainers; a resume drops lines after its checkpoint, a
+    broken line is reported by number and never fatal."""
+    from nanoagent.metrics import MetricsLog, read_metrics
+
+    log = MetricsLog(tmp_path / "metrics.jsonl")
+    for step in (1, 2, 3):
+        log.write("train", {"step": step, "loss": 1.0 / step})
+    log.write("valid", {"step": 3, "val_ce": 0.5})
+    with log.path.open("a") as f:
+        f.write('{"kind": "train", "st')  # a line cut short by a kill
+    rows, broken = read_metrics(log.path, with_broken=True)
+    assert [r["step"] for r in rows] == [1, 2, 3, 3] and broken == [5]
+    assert [r["val_ce"] for r in read_metrics(log.path, "valid")] == [0.5]
+    log.resume_at(2)
+    assert [(r["kind"], r["step"]) for r in read_metrics(log.path)] == [("train", 1), ("train", 2)]
+    MetricsLog(tmp_path / "other.jsonl", enabled=False).write("train", {"step": 1})
+    assert not (tmp_path / "other.jsonl").exists() and read_metrics(tmp_path / "other.jsonl") == []

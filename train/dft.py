@@ -32,6 +32,7 @@ from pathlib import Path
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from nanoagent.atomic import write_json
+from nanoagent.metrics import read_metrics
 from train.config import ConfigError, DFTConfig, load_config, resume_settings
 from train.run_config import save_config
 from train.data import DataError, load_dataset, read_records
@@ -188,8 +189,7 @@ def run(cfg: DFTConfig) -> dict:
             write_json(validity_path, validity)
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
                 f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
-        vals = [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines())
-                if r["kind"] == "valid"]
+        vals = read_metrics(run_dir / "metrics.jsonl", "valid")
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
                        validity_before=validity.get("before", {}).get("validity"),

@@ -213,6 +213,7 @@ def run(cfg: GRPOConfig) -> dict:
     from tqdm import tqdm
 
     from nanoagent.agent.backends.mlx_backend import MLXBackend
+    from nanoagent.metrics import MetricsLog
     from nanoagent.models import load, resolve_model_path
     from nanoagent.tasks import load_tasks
     from train.checkpoint import fingerprint, load_checkpoint, save_checkpoint
@@ -262,10 +263,8 @@ def run(cfg: GRPOConfig) -> dict:
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_config(cfg, run_dir)
-    metrics = run_dir / "metrics.jsonl"
-    if metrics.exists():  # drop lines of steps a killed run did after its last checkpoint
-        keep = [x for x in metrics.read_text().splitlines() if x.strip() and json.loads(x).get("step", 0) <= step]
-        metrics.write_text("".join(x + "\n" for x in keep))
+    metrics = MetricsLog(run_dir / "metrics.jsonl")
+    metrics.resume_at(step)  # drop lines of steps a killed run did after its last checkpoint
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
     while step < cfg.steps:
@@ -273,16 +272,14 @@ def run(cfg: GRPOConfig) -> dict:
         step += 1
         rollout_s += info["rollout_s"]
         update_s += info["update_s"]
-        with metrics.open("a") as f:
-            f.write(json.dumps({"kind": "train", "time": round(time.time(), 3), **info}) + "\n")
+        metrics.write("train", info)
         bar.update(1)
         bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
                         **{k: f"{info[m]:.2f}" for k, m in (("call", "reward_toolcall_correct_mean"),
                                                             ("passed", "test_pass_rate")) if info.get(m) is not None})
         if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
             path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
-            with metrics.open("a") as f:
-                f.write(json.dumps({"kind": "checkpoint", "step": step, "path": str(path)}) + "\n")
+            metrics.write("checkpoint", {"step": step, "path": str(path)})
     bar.close()
     if eval_tasks:
         print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
@@ -294,7 +291,7 @@ def run(cfg: GRPOConfig) -> dict:
     if cfg.plot:
         from train.grpo_report import plot
 
-        plot(metrics, run_dir / "grpo.png")
+        plot(metrics.path, run_dir / "grpo.png")
     summary = {"steps": step, "model": str(final), "start_model": spec, "rollout_s_this_session": round(rollout_s, 2),
                "update_s_this_session": round(update_s, 2),
                "rollout_share": rollout_s / max(rollout_s + update_s, 1e-9),

@@ -7,8 +7,9 @@ Left out: interactive dashboards (the JSONL is the record; this is a glance).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from nanoagent.metrics import read_metrics
 
 
 def plot(metrics_path: Path, out: Path) -> None:
@@ -17,8 +18,7 @@ def plot(metrics_path: Path, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [json.loads(x) for x in metrics_path.read_text().splitlines() if x.strip()]
-    rows = [r for r in rows if r.get("kind") == "train"]
+    rows = read_metrics(metrics_path, "train")
     if not rows:
         return
     x = [r["step"] for r in rows]

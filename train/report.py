@@ -6,35 +6,28 @@
 The bar shows loss, tokens/s, learning rate and peak memory. Every train step, validation and checkpoint becomes
 one JSON line (`{"kind": "train" | "valid" | "checkpoint" | ..., "step": ...}`). On resume, lines from steps after
 the checkpoint (work the killed run did and lost) are dropped, so the file reads like one uninterrupted run.
-Only rank 0 writes. Left out: TensorBoard / W&B.
+Only rank 0 writes (nanoagent/metrics.py: the format, the writer and the reader both trainers use). Left out: TensorBoard / W&B.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
+from nanoagent.metrics import MetricsLog, read_metrics
 from train.trainer import Callback
 
 
 class RunReporter(Callback):
     def __init__(self, run_dir, total_steps: int, show: bool = True, rank: int = 0):
-        self.path = Path(run_dir) / "metrics.jsonl"
+        self.log = MetricsLog(Path(run_dir) / "metrics.jsonl", enabled=rank == 0)
         self.total, self.show, self.rank = total_steps, show, rank
         self.bar = None
 
     def write(self, kind: str, info: dict) -> None:
-        if self.rank != 0:
-            return
-        with self.path.open("a") as f:
-            f.write(json.dumps({"kind": kind, "time": round(time.time(), 3), **info}) + "\n")
+        self.log.write(kind, info)
 
     def on_start(self, state):
-        if self.rank == 0 and self.path.exists():
-            keep = [ln for ln in self.path.read_text().splitlines()
-                    if ln.strip() and json.loads(ln).get("step", 0) <= state.step]
-            self.path.write_text("".join(ln + "\n" for ln in keep))
+        self.log.resume_at(state.step)
         if state.resumed_from:
             self.write("resume", {"step": state.step, "from": state.resumed_from})
         if self.show and self.rank == 0:
@@ -60,11 +53,6 @@ class RunReporter(Callback):
     def on_end(self, state):
         if self.bar is not None:
             self.bar.close()
-
-
-def read_metrics(path) -> list[dict]:
-    path = Path(path)
-    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.exists() else []
 
 
 def plot_losses(metrics_path, out_png) -> Path | None:
