@@ -25,37 +25,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, load_eval_backend, parse_config
+from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from nanoagent.suites import SuiteError, pick
 
 
 @dataclass
-class CodingConfig:
-    model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
+class CodingConfig(EvalConfig):
     tasks: str = field(default="held-out", metadata={"help": "held-out | train | humaneval[:N] | PATH"})
-    limit: int | None = field(default=None, metadata={"help": "N tasks (default: all of them)"})
-    sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit tasks; "
-                                                            "first: the first --limit"})
-    sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
     samples: int = field(default=1, metadata={"help": "runs per task (pass@k needs k samples and temperature > 0)"})
-    temperature: float = 0.0
-    seed: int = 0
     max_turns: int = 8
     max_tokens_per_turn: int = 256
     token_budget: int = 4096
     context_limit: int = 8192
     wall_time: float = 300.0
     command_timeout: float = 20.0
-    threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
-    constrain: bool = field(default=False, metadata={"help": "decode tool calls under the tools' grammar "
-                                                            "(nanoagent.constrain); off: the model's own ability"})
-    label: str | None = None
-    out_dir: str | None = None
-    name: str | None = None
     trajectories: str | None = field(default=None, metadata={"help": "folder to save each run's trajectory in"})
-    bootstrap_samples: int = BOOTSTRAP_SAMPLES
 
 
 def check_config(cfg: CodingConfig) -> None:

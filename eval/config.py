@@ -12,10 +12,32 @@ Left out: nested keys (the eval configs are flat).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from nanoagent import config as layered
 from nanoagent.config import ConfigError
+from nanoagent.stats import BOOTSTRAP_SAMPLES
 
-__all__ = ["ConfigError", "load_eval_backend", "parse_config"]
+__all__ = ["ConfigError", "EvalConfig", "load_eval_backend", "parse_config"]
+
+
+@dataclass
+class EvalConfig:
+    """What both eval commands share: the model, a seeded sample, decoding, and where the result goes."""
+    model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | run | .gguf | URL"})
+    limit: int | None = field(default=None, metadata={"help": "N items of each suite, or N tasks (default: all)"})
+    sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit; first: "
+                                                            "the first --limit"})
+    sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
+    temperature: float = 0.0
+    seed: int = 0
+    threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
+    constrain: bool = field(default=False, metadata={"help": "decode tool calls under the offered tools' grammar "
+                                                            "(nanoagent.constrain); off: the model's own ability"})
+    label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
+    out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
+    name: str | None = field(default=None, metadata={"help": "result file name without .json"})
+    bootstrap_samples: int = BOOTSTRAP_SAMPLES
 
 
 def parse_config(cls, argv=None, description: str = ""):

@@ -41,31 +41,16 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, load_eval_backend, parse_config
+from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
 from nanoagent.scoring import run_suite
-from nanoagent.stats import BOOTSTRAP_SAMPLES
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 
 @dataclass
-class ToolcallConfig:
-    model: str = field(default="embedded", metadata={"help": "embedded | embedded-gguf | folder | .gguf | URL"})
+class ToolcallConfig(EvalConfig):
     suites: list[str] = field(default_factory=lambda: ["all"], metadata={"help": "suites or groups, comma-separated"})
-    limit: int | None = field(default=None, metadata={"help": "N items of each suite (default: the whole suite)"})
-    sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit items per "
-                                                            "suite; first: the first --limit items"})
-    sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
     max_tokens: int = field(default=128, metadata={"help": "new tokens per reply"})
-    temperature: float = 0.0
-    seed: int = 0
     batch_size: int = field(default=8, metadata={"help": "replies generated together (MLX backend only)"})
-    threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
-    constrain: bool = field(default=False, metadata={"help": "decode under the offered tools' grammar "
-                                                            "(nanoagent.constrain); off: the model's own ability"})
-    label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
-    out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
-    name: str | None = field(default=None, metadata={"help": "result file name without .json"})
-    bootstrap_samples: int = BOOTSTRAP_SAMPLES
 
 
 def _set_throughput(run: dict) -> None:
