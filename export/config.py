@@ -33,33 +33,48 @@ MAX_PPL_DIFF = 0.01  # relative perplexity difference on the held-out text
 
 @dataclass
 class ExportConfig:
-    model: str = "embedded"  # run folder, MLX/HF model folder, .gguf, Hub id, or "embedded"
-    out: str | None = None  # the .gguf to write; default exports/<model name>-<TYPE>.gguf
-    type: str = "q8_0"  # q8_0 | f16 | f32
-    name: str | None = None  # general.name in the GGUF; default: the model's name
-    check: bool = True  # run the parity report (llama.cpp on the file vs MLX on the source) after writing
-    tool_tokens: int = 64  # greedy tokens per tool-calling prompt in the parity report
-    min_agreement: float | None = None  # default: MIN_AGREEMENT[type]
-    max_ppl_diff: float = MAX_PPL_DIFF
+    model: str = field(default="embedded", metadata={"help": "run folder, MLX/HF model folder, .gguf, Hub id or "
+                                                            "`embedded`"})
+    out: str | None = field(default=None, metadata={"help": "the .gguf to write (default: "
+                                                            "exports/<model>-<TYPE>.gguf)"})
+    type: str = field(default="q8_0", metadata={"help": "q8_0, f16 or f32 (default: q8_0)"})
+    name: str | None = field(default=None, metadata={"help": "general.name written into the GGUF (default: the "
+                                                             "model's name)"})
+    check: bool = field(default=True, metadata={"help": "run the parity report (llama.cpp on the file vs MLX on "
+                                                         "the source) after writing (default: on)"})
+    tool_tokens: int = field(default=64, metadata={"help": "greedy tokens per tool-calling prompt in the report"})
+    min_agreement: float | None = field(default=None, metadata={"help": "required next-token agreement (default: "
+                                                                         "by type, MIN_AGREEMENT)"})
+    max_ppl_diff: float = field(default=MAX_PPL_DIFF, metadata={"help": "allowed relative perplexity difference"})
 
 
 @dataclass
 class HubConfig:
-    model: str = "embedded"  # what to release: run folder, model folder or "embedded"
-    repo_id: str | None = None  # USER/NAME on the Hub
-    out: str | None = None  # the release folder; default releases/<NAME>
-    dry_run: bool = False  # assemble and validate only; never touches the network
-    private: bool = False
-    token: str | None = None  # default: $HF_TOKEN or the token saved by `hf auth login`
-    endpoint: str | None = None  # default: huggingface_hub's (https://huggingface.co or $HF_ENDPOINT)
+    model: str = field(default="embedded", metadata={"help": "run folder, MLX/HF model folder or `embedded`"})
+    repo_id: str | None = field(default=None, metadata={"help": "USER/NAME on the Hugging Face Hub"})
+    out: str | None = field(default=None, metadata={"help": "release folder (default: releases/NAME)"})
+    dry_run: bool = field(default=False, metadata={"help": "assemble and validate only; no network"})
+    private: bool = field(default=False, metadata={"help": "create the repo as private"})
+    token: str | None = field(default=None, metadata={"help": "Hub write token (default: $HF_TOKEN or the saved "
+                                                              "login)"})
+    endpoint: str | None = field(default=None, metadata={"help": "Hub API endpoint (default: huggingface_hub's)"})
     license: str = "apache-2.0"
     base_model: str = "HuggingFaceTB/SmolLM2-135M-Instruct"
-    datasets: list[str] = field(default_factory=list)  # Hub ids of training data, when there are any
+    datasets: list[str] = field(default_factory=list, metadata={"help": "Hub ids of the training data"})
     tags: list[str] = field(default_factory=lambda: ["nanoagent", "tool-calling", "function-calling", "gguf", "mlx",
                                                      "llama", "smollm2"])
     commit_message: str = "nanoagent release"
-    check: bool = True  # run the GGUF parity report while building the release (slow for the 135M model)
-    evals: list[str] = field(default_factory=list)  # eval result JSON files to ship and tabulate (eval.toolcall's)
+    check: bool = field(default=True, metadata={"help": "run the GGUF parity report while building the release "
+                                                         "(default: on; slow for the 135M model)"})
+    evals: list[str] = field(default_factory=list, metadata={"help": "eval result JSON files (eval.toolcall's) to "
+                                                                      "ship in eval/ and tabulate in the card, beside "
+                                                                      "those found in the run folder"})
+
+
+def parse(cls, argv, prog: str, description: str, choices: dict | None = None):
+    """Flags from the dataclass's fields (nanoagent.config.build_parser), then defaults < --config YAML < flags."""
+    ns = vars(layered.build_parser(cls, description, prog=prog, choices=choices).parse_args(argv))
+    return resolve(cls, ns.pop("config", None), ns)
 
 
 def resolve(cls, yaml_path: str | None = None, flags: dict | None = None):

@@ -15,14 +15,13 @@ Left out: quantization types other than Q8_0/F16/F32 (run llama.cpp's llama-quan
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig, resolve, write_resolved
+from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig, parse, write_resolved
 from export.source import ExportError, resolve_source
 from export.writer import check_type
 
@@ -44,20 +43,7 @@ def check_output(out: str | Path) -> Path:
 
 
 def parse_args(argv=None) -> ExportConfig:
-    p = argparse.ArgumentParser(prog="python -m export.gguf", description=__doc__.split("\n")[0],
-                                argument_default=argparse.SUPPRESS)
-    p.add_argument("--config", help="YAML file with ExportConfig settings (flags override it)")
-    p.add_argument("--model", help="run folder, MLX/HF model folder, .gguf, Hub id or `embedded` (default)")
-    p.add_argument("--out", help="the .gguf to write (default exports/<model>-<TYPE>.gguf)")
-    p.add_argument("--type", help="q8_0 (default), f16 or f32")
-    p.add_argument("--name", help="general.name written into the GGUF")
-    p.add_argument("--check", dest="check", action="store_true", help="run the parity report (default)")
-    p.add_argument("--no-check", dest="check", action="store_false", help="skip the parity report")
-    p.add_argument("--tool-tokens", type=int, help="greedy tokens per tool-calling prompt in the report (64)")
-    p.add_argument("--min-agreement", type=float, help="required next-token agreement (default by type)")
-    p.add_argument("--max-ppl-diff", type=float, help="allowed relative perplexity difference (0.01)")
-    ns = vars(p.parse_args(argv))
-    return resolve(ExportConfig, ns.pop("config", None), ns)
+    return parse(ExportConfig, argv, "python -m export.gguf", __doc__.split("\n")[0])
 
 
 def verdict(report: dict, cfg: ExportConfig) -> list[str]:

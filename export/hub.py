@@ -17,7 +17,6 @@ Left out: pull requests, revisions other than main, deleting files already in th
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import re
@@ -25,7 +24,7 @@ import sys
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from export.config import ExportConfig, HubConfig, resolve, write_resolved
+from export.config import ExportConfig, HubConfig, parse, write_resolved
 from export.source import ExportError, resolve_source
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
@@ -78,27 +77,7 @@ def upload(folder: Path, cfg: HubConfig, say=print) -> str:
 
 
 def parse_args(argv=None) -> HubConfig:
-    p = argparse.ArgumentParser(prog="python -m export.hub", description=__doc__.split("\n")[0],
-                                argument_default=argparse.SUPPRESS)
-    p.add_argument("--config", help="YAML file with HubConfig settings (flags override it)")
-    p.add_argument("--model", help="run folder, MLX/HF model folder or `embedded` (default)")
-    p.add_argument("--repo-id", help="USER/NAME on the Hugging Face Hub")
-    p.add_argument("--out", help="release folder (default releases/NAME)")
-    p.add_argument("--dry-run", action="store_true", help="assemble and validate only; no network")
-    p.add_argument("--private", action="store_true", help="create the repo as private")
-    p.add_argument("--token", help="Hub write token (default $HF_TOKEN or the saved login)")
-    p.add_argument("--endpoint", help="Hub API endpoint (default huggingface_hub's)")
-    p.add_argument("--license")
-    p.add_argument("--base-model")
-    p.add_argument("--datasets", nargs="*", help="Hub ids of the training data")
-    p.add_argument("--tags", nargs="*")
-    p.add_argument("--commit-message")
-    p.add_argument("--evals", nargs="*", help="eval result JSON files (eval.toolcall's) to ship in eval/ and "
-                                               "tabulate in the card, beside those found in the run folder")
-    p.add_argument("--check", dest="check", action="store_true", help="run the GGUF parity report (default)")
-    p.add_argument("--no-check", dest="check", action="store_false", help="skip the GGUF parity report")
-    ns = vars(p.parse_args(argv))
-    return resolve(HubConfig, ns.pop("config", None), ns)
+    return parse(HubConfig, argv, "python -m export.hub", __doc__.split("\n")[0])
 
 
 def release(cfg: HubConfig, say=print) -> dict:
