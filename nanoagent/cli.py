@@ -32,12 +32,10 @@ import time
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before any mlx import)
+from nanoagent import config as layered
 
 PREVIEW_LINES = 8      # lines of a tool result shown per step
 PREVIEW_CHARS = 600
-
-
-_FLAG_TYPES = {"int": int, "float": float, "int | None": int, "str": str, "str | None": str}
 
 
 class UsageError(Exception):
@@ -68,15 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--max-tokens", type=int, default=512, help="reply length when a request sets none")
     v.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True,
                    help="decode tool calls under the request's tools' grammar (default on)")
-    for f in dataclasses.fields(_config_class()):
-        if f.name in ("trajectory_path", "system_prompt"):
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            r.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
-                           help=f"default {f.default}")
-        else:
-            r.add_argument(flag, dest=f.name, type=_FLAG_TYPES[f.type], default=None, help=f"default {f.default}")
+    layered.add_flags(r, _config_class(), skip=("trajectory_path", "system_prompt"))  # the rest: YAML only
     return p
 
 
@@ -87,28 +77,13 @@ def _config_class():
 
 
 def resolve_config(args) -> "object":
-    """AgentConfig defaults < YAML file < flags that were given (None means not given)."""
-    import yaml
-
+    """AgentConfig defaults < YAML file (--config) < the flags that were given (nanoagent.config's layering)."""
     cls = _config_class()
-    values = {}
-    if args.config:
-        path = Path(args.config)
-        if not path.is_file():
-            raise UsageError(f"--config {args.config}: no such file")
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise UsageError(f"--config {args.config}: expected a mapping of AgentConfig fields")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise UsageError(f"--config {args.config}: unknown keys {unknown}; known: {sorted(known)}")
-        values.update(data)
-    for f in dataclasses.fields(cls):
-        given = getattr(args, f.name, None)
-        if given is not None:
-            values[f.name] = given
-    return cls(**values)
+    names = {f.name for f in dataclasses.fields(cls)}
+    try:
+        return layered.resolve(cls, args.config, {k: v for k, v in vars(args).items() if k in names})
+    except layered.ConfigError as e:
+        raise UsageError(str(e)) from None
 
 
 def load_model(spec: str, constrain: bool | None = None):

@@ -82,7 +82,7 @@ def test_config_layering_and_bad_config(sample, tmp_path, capsys):
     assert "exit status: max_turns" in capsys.readouterr().out
     cfg.write_text("max_turn: 2\n")
     assert main(["run", "--repo", str(repo), "--model", model, "--config", str(cfg), "fix"]) == 2
-    assert "unknown keys ['max_turn']" in capsys.readouterr().err
+    assert "unknown config key(s) 'max_turn' (did you mean 'max_turns'?)" in capsys.readouterr().err
 
 
 def test_bad_scripted_model_file(sample, tmp_path, capsys):
