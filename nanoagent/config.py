@@ -166,3 +166,23 @@ def load(cls, argv: list[str] | None = None, parser: argparse.ArgumentParser | N
     """Parse `argv` with `parser` (default: `build_parser(cls)`), then resolve defaults < `--config` < flags."""
     args = vars((parser or build_parser(cls)).parse_args(argv))
     return resolve(cls, args.pop("config", None), args, parsers)
+
+
+def parse_weights(value, key: str, bare: float | None = None) -> dict:
+    """`name=1,other=0.2` (a flag) or a mapping (YAML) -> {name: weight}; a bare `name` gets weight `bare` (None:
+    an error). The names and the numbers' ranges are the caller's to check."""
+    if isinstance(value, dict):
+        return dict(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"config key {key!r}: {value!r} must be a mapping like name=1,other=0.2")
+    out = {}
+    for part in filter(None, (p.strip() for p in value.split(","))):
+        name, sep, w = part.partition("=")
+        if not sep and bare is None:
+            raise ConfigError(f"config key {key!r}: {part!r} must be name=weight, e.g. {name.strip() or 'name'}=1")
+        try:
+            out[name.strip()] = float(w) if sep else bare
+        except ValueError:
+            raise ConfigError(f"config key {key!r}: weight {w.strip()!r} for {name.strip()!r} is not a number") \
+                from None
+    return out

@@ -31,7 +31,7 @@ def test_flags_override_the_yaml_which_overrides_the_defaults(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--kinds", "coding=lots"], "weight 'lots' of 'coding' is not a number"),
+    (["--kinds", "coding=lots"], "weight 'lots' for 'coding' is not a number"),
     (["--kinds", "poetry=1"], "unknown synthetic kind 'poetry'"),
     (["--n", "-1"], "n must be a whole number >= 0"),
     (["--n", "many"], "'many' is not a valid int"),

@@ -82,27 +82,8 @@ class GRPOConfig(TrainingConfig):
     save_trajectories: bool = True
 
 
-def parse_weights(value, key: str = "rewards") -> dict:
-    """`tests=1,valid_calls=0.2` (flag) or a mapping (YAML) -> dict; the numbers are checked by check()."""
-    if isinstance(value, dict):
-        return dict(value)
-    if not isinstance(value, str):
-        raise ConfigError(f"config key {key!r}: {value!r} must be a mapping like name=1,other=0.2")
-    out = {}
-    for part in filter(None, (p.strip() for p in value.split(","))):
-        name, sep, w = part.partition("=")
-        if not sep:
-            raise ConfigError(f"config key {key!r}: {part!r} must be name=weight, e.g. {name.strip() or 'name'}=1")
-        try:
-            out[name.strip()] = float(w)
-        except ValueError:
-            raise ConfigError(f"config key {key!r}: weight {w.strip()!r} for {name.strip()!r} is not a number") \
-                from None
-    return out
-
-
 # read instead of the plain type coercion (a flag gives name=weight,...)
-PARSERS = {key: partial(parse_weights, key=key) for key in ("rewards", "task_mix", "toolcall_rewards")}
+PARSERS = {key: partial(layered.parse_weights, key=key) for key in ("rewards", "task_mix", "toolcall_rewards")}
 
 
 def check(cfg: GRPOConfig) -> GRPOConfig:

@@ -26,7 +26,7 @@ from tqdm import tqdm
 from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, generate
 from data_recipes.synthetic.stats import summarize
 from nanoagent.atomic import write_json
-from nanoagent.config import ConfigError, build_parser, load
+from nanoagent.config import ConfigError, build_parser, load, parse_weights
 
 
 @dataclasses.dataclass
@@ -42,15 +42,7 @@ class SyntheticConfig:
 def parse_kinds(value) -> dict:
     """`coding=1,single=2` (a flag) or a mapping / list of kinds (YAML) -> checked kind -> weight."""
     if isinstance(value, str):
-        out = {}
-        for part in value.split(","):
-            name, _, weight = part.partition("=")
-            try:
-                out[name.strip()] = float(weight) if weight else 1.0
-            except ValueError:
-                raise ConfigError(f"kinds: weight {weight!r} of {name!r} is not a number "
-                                  "(use e.g. coding=1,single=2)") from None
-        value = out
+        value = parse_weights(value, "kinds", bare=1.0)
     try:
         return check_kinds(value)
     except ValueError as e:
