@@ -67,22 +67,10 @@ def agent_config(cfg: CodingConfig):
 
 def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | Path | None = None) -> list[dict]:
     """`samples` agent runs on one task, each judged by `evaluate(task, trajectory)`; one row per run."""
-    from nanoagent.agent.loop import run_agent, run_agents
-    from nanoagent.agent.sandbox import Workspace
+    from nanoagent.tasks.attempt import attempt
 
-    spaces = [Workspace(task.repo) for _ in range(samples)]
     paths = [Path(traj_dir) / f"{task.id}.{i}.json" for i in range(samples)] if traj_dir else None
-    try:
-        meta = {"task": task.id}
-        if samples == 1:
-            if paths:
-                config.trajectory_path = str(paths[0])
-            trajs = [run_agent(backend, spaces[0], task.statement, config, meta=meta)]
-        else:
-            trajs = run_agents(backend, spaces, task.statement, config, paths=paths, meta=meta)
-    finally:
-        for ws in spaces:
-            ws.close()
+    trajs = attempt(backend, task, config, n=samples, paths=paths)
     rows = []
     for i, traj in enumerate(trajs):
         try:

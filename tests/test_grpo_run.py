@@ -115,7 +115,7 @@ def test_crashed_group_scores_zero_and_run_goes_on(tmp_path, monkeypatch):
 
     def crash(*a, **k):
         raise Broken("workspace exploded")
-    monkeypatch.setattr(rollout_mod, "Workspace", crash)
+    monkeypatch.setattr("nanoagent.tasks.attempt.Workspace", crash)
     run_dir = tmp_path / "run"
     run(load_grpo_config(["--model", str(model_dir), "--run-dir", str(run_dir), "--no-plot"] + TINY))
     rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train"' in x]

@@ -6,8 +6,8 @@ their rewards, and the `Group` both task families hand to the trainer.
     group = coding_group(backend, task, cfg, seed)              # both, plus advantages, log records, loss samples
     summary = evaluate_policy(backend, tasks, cfg)              # greedy, one rollout per task: valid calls, passes
 
-Each rollout gets a fresh `Workspace(task.repo)`; the group runs in lockstep through
-`nanoagent.agent.loop.run_agents`, which generates the group's turns as one batch with the MLX backend's
+Each rollout gets a fresh copy of the task's repo (nanoagent.tasks.attempt, which eval.coding uses too); the group
+runs in lockstep through `nanoagent.agent.loop.run_agents`, which generates the group's turns as one batch with the MLX backend's
 `complete_batch` (exact sampled ids and log-probs kept on every step). A group that raises (workspace or backend
 failure) yields None trajectories; a rollout that crashed or ran out of wall time scores 0 on every reward. Both
 are counted in the logs, and the run goes on.
@@ -20,8 +20,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from nanoagent.agent.loop import AgentConfig, ExitStatus, run_agents
-from nanoagent.agent.sandbox import Workspace
+from nanoagent.agent.loop import AgentConfig, ExitStatus
+from nanoagent.tasks.attempt import attempt
 from nanoagent.tasks.evaluate import evaluate
 from nanoagent.tasks.rewards import REWARDS, combine
 
@@ -38,17 +38,10 @@ def agent_config(cfg, seed: int | None, greedy: bool = False) -> AgentConfig:
 def rollout_group(backend, task, cfg, seed: int, n: int | None = None, greedy: bool = False):
     """n (default cfg.group_size) rollouts of one task; returns (trajectories or Nones, error text or '')."""
     n = n or cfg.group_size
-    workspaces = []
     try:
-        workspaces = [Workspace(task.repo) for _ in range(n)]
-        trajs = run_agents(backend, workspaces, task.statement, agent_config(cfg, seed, greedy),
-                           meta={"task_id": task.id})
-        return trajs, ""
+        return attempt(backend, task, agent_config(cfg, seed, greedy), n=n), ""
     except Exception as e:  # never let one group end the run
         return [None] * n, f"{type(e).__name__}: {e}"
-    finally:
-        for ws in workspaces:
-            ws.close()
 
 
 def score_group(trajs, task, weights: dict) -> dict:

@@ -5,6 +5,7 @@
     outcome = evaluate(tasks[0], trajectory)     # Outcome: success, patch_applied, exit_code, output, ...
 
 Files: spec.py (Task, load_task, static checks), loader.py (load_tasks), evaluate.py (the one success test),
+attempt.py (the agent on a task: n runs on fresh copies of its repo, for eval.coding and GRPO),
 validate.py (`python -m nanoagent.tasks.validate`: fails before the reference patch, passes after),
 humaneval.py (the adapter), rewards.py (GRPO reward functions for coding tasks), toolcall_rewards.py (GRPO reward
 parts for single-turn tool-call tasks, sharing eval's checker), coding/ (the shipped tasks).
