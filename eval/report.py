@@ -224,6 +224,10 @@ def main(argv=None) -> int:
             return 2
     if args.quality_readme:
         tool = [r for r in runs if r["kind"] == "toolcall"]
+        if not tool:
+            print(f"error: no tool-call results in {args.results}: the quality table is left as it is",
+                  file=sys.stderr)
+            return 2
         try:
             update_readme(Path(args.quality_readme), bfcl_table(tool, detail=True, targets=True), *QUALITY_MARKERS)
         except (OSError, ValueError) as e:

@@ -14,12 +14,12 @@ Left out: dotted overrides of nested settings (the configs are flat).
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from export.source import ExportError
 from nanoagent import config as layered
+from nanoagent.atomic import write_json
 
 # Greedy next-token agreement that `export.gguf` requires of each type (llama.cpp on the file vs MLX on the source).
 # Q8_0 is below the 0.98: llama.cpp multiplies Q8_0 weights with activations quantized to 8 bits, and on the
@@ -86,7 +86,4 @@ def resolve(cls, yaml_path: str | None = None, flags: dict | None = None):
 
 
 def write_resolved(cfg, path: str | Path, extra: dict | None = None) -> Path:
-    path = Path(path)
-    path.write_text(json.dumps({"config": dataclasses.asdict(cfg), **(extra or {})}, indent=2, ensure_ascii=False,
-                               default=str) + "\n")
-    return path
+    return write_json(path, {"config": dataclasses.asdict(cfg), **(extra or {})}, ensure_ascii=False, default=str)

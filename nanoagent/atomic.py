@@ -29,11 +29,21 @@ def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file's mode, or what open() would give
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_json(path: str | Path, obj, indent: int | None = 2, **kw) -> Path:

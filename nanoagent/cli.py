@@ -33,6 +33,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before any mlx import)
 from nanoagent import config as layered
+from nanoagent.atomic import write_text
 
 PREVIEW_LINES = 8      # lines of a tool result shown per step
 PREVIEW_CHARS = 600
@@ -161,7 +162,7 @@ def cmd_run(args) -> int:
     run_dir = Path(args.out or Path("runs") / "agent" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     run_dir.mkdir(parents=True, exist_ok=True)
     config.trajectory_path = str(run_dir / "trajectory.json")
-    (run_dir / "config.yaml").write_text(yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
+    write_text(run_dir / "config.yaml", yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
                                                          "repo": str(repo.resolve()), "apply": args.apply},
                                                         sort_keys=False))
     backend = load_model(args.model, args.constrain)

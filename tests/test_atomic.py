@@ -33,18 +33,42 @@ def test_a_failed_serialisation_keeps_the_old_file(tmp_path):
 
 
 def test_killed_writer_leaves_old_or_new_never_half(tmp_path):
-    """SIGKILL a process that rewrites a 20 MB file in a loop at several moments: the file always parses whole."""
+    """SIGKILL a process that rewrites a 20 MB file in a loop at several moments: the file always parses whole,
+    and some kills land after the writer has finished at least one write (so the test saw real rewrites)."""
     p = tmp_path / "big.json"
     write_json(p, {"gen": -1, "pad": ""})
-    code = ("from nanoagent.atomic import write_json\n"
-            f"i = 0\nwhile True:\n    write_json({str(p)!r}, {{'gen': i, 'pad': 'x' * 20_000_000}}); i += 1\n")
-    for delay in (0.05, 0.1, 0.2, 0.3, 0.45, 0.6):  # a plain write_text fails this about 1 time in 3
-        proc = subprocess.Popen([sys.executable, "-c", code])
+    code = ("import sys\nfrom nanoagent.atomic import write_json\n"
+            f"i = 0\nwhile True:\n    write_json({str(p)!r}, {{'gen': i, 'pad': 'x' * 20_000_000}}); i += 1\n"
+            "    print(i, flush=True)\n")
+    rewritten = 0
+    for delay in (0.3, 0.5, 0.8, 1.1, 1.5, 2.0):  # a plain write_text fails this about 1 time in 3
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        done = proc.communicate()[0].split()
         data = json.loads(p.read_text())  # never a truncated file
         assert data["gen"] == -1 or len(data["pad"]) == 20_000_000
+        rewritten += bool(done)
+    assert rewritten >= 3, "the writer never finished a write before being killed: the test proved nothing"
+
+
+def test_the_file_mode_is_kept(tmp_path):
+    import os
+
+    p = tmp_path / "shared.md"
+    write_text(p, "a")
+    assert p.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    os.chmod(p, 0o644)
+    write_text(p, "b")
+    assert p.stat().st_mode & 0o777 == 0o644
+
+
+def _umask() -> int:
+    import os
+
+    old = os.umask(0)
+    os.umask(old)
+    return old
 
 
 def test_write_text_creates_parents(tmp_path):

@@ -105,6 +105,16 @@ def test_tiny_run_updates_saves_and_resumes(tmp_path, monkeypatch):
         resume_settings(load_grpo_config(changed), changed)
     assert resume_settings(load_grpo_config(changed + ["--force-config"]), changed + ["--force-config"]).loss == \
         "dr_grpo"
+    # a run saved before task families existed trained on coding tasks only, and keeps doing so
+    import yaml
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert saved["model"] == str(model_dir)  # the resolved model is saved, not None
+    del saved["task_mix"]
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(saved))
+    assert resume_settings(load_grpo_config(again), again).task_mix == {"coding": 1.0}
+    mixed = again + ["--task-mix", "toolcall=1"]
+    with pytest.raises(ConfigError, match="task_mix: the run has"):
+        resume_settings(load_grpo_config(mixed), mixed)
 
 
 def test_crashed_group_scores_zero_and_run_goes_on(tmp_path, monkeypatch):

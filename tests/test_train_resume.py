@@ -14,7 +14,7 @@ from mlx.utils import tree_flatten
 from nanoagent.record import Record
 from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
 from train.checkpoint import CheckpointError, checkpoints
-from train.config import DFTConfig
+from train.config import ConfigError, DFTConfig
 from train.data import tokenize
 from train.losses import dft_loss
 from train.trainer import Callback, build_optimizer, train
@@ -229,3 +229,18 @@ def test_metrics_log_reads_round_and_drops_lost_steps(tmp_path):
     assert [(r["kind"], r["step"]) for r in read_metrics(log.path)] == [("train", 1), ("train", 2)]
     MetricsLog(tmp_path / "other.jsonl", enabled=False).write("train", {"step": 1})
     assert not (tmp_path / "other.jsonl").exists() and read_metrics(tmp_path / "other.jsonl") == []
+
+
+def test_a_setting_the_saved_run_lacks_counts_as_its_default():
+    """A run saved before decision_weight existed trained with weight 1: giving 5 on resume is a change, refused."""
+    import dataclasses
+
+    from train.config import RESUME_SAFE, from_dict
+    from train.run_config import resumed_config
+
+    saved = dataclasses.asdict(DFTConfig(run_dir="r"))
+    del saved["decision_weight"]
+    now = DFTConfig(run_dir="r", decision_weight=5.0)
+    with pytest.raises(ConfigError, match="decision_weight: the run has 1.0, now 5.0"):
+        resumed_config(now, saved, {"run_dir", "decision_weight"}, RESUME_SAFE, from_dict)
+    assert resumed_config(DFTConfig(run_dir="r"), saved, {"run_dir"}, RESUME_SAFE, from_dict).decision_weight == 1.0

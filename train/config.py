@@ -47,7 +47,8 @@ class DFTConfig(TrainingConfig):
     on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
     on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
     # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
-    # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted.
+    # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,
+    # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
     decision_weight: float = 1.0
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
     # evaluation
@@ -60,6 +61,9 @@ class DFTConfig(TrainingConfig):
 
 def _check(cfg: DFTConfig) -> DFTConfig:
     check_training(cfg)
+    if not isinstance(cfg.model, str) or not cfg.model.strip():
+        raise ConfigError(f"config key 'model' is {cfg.model!r}: give `embedded`, a model or run folder, a .gguf "
+                          "or a Hub id")
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")

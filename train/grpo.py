@@ -44,6 +44,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from train.config import ConfigError
 from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_settings
+from nanoagent.atomic import write_json
 from train.run_config import save_config
 
 
@@ -226,7 +227,7 @@ def run(cfg: GRPOConfig) -> dict:
     run_dir = Path(cfg.run_dir or Path("runs") / time.strftime("grpo-%Y%m%d-%H%M%S"))
     cfg.run_dir = str(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    spec = resolve_model_spec(cfg)
+    spec = cfg.model = resolve_model_spec(cfg)  # saved resolved: a resume continues from the same model
     sources = {"toolcall": cfg.toolcall_tasks, "coding": cfg.tasks}
     mix = ", ".join(f"{f} {cfg.task_mix[f]:g}: {len(p)} tasks ({sources[f]})" for f, p in pools.items())
     print(f"model {spec}; task mix {mix}; run folder {run_dir}", flush=True)
@@ -238,11 +239,15 @@ def run(cfg: GRPOConfig) -> dict:
         ref_model.freeze()
     backend = MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}")
     eval_path = run_dir / "eval.json"
-    evals = json.loads(eval_path.read_text()) if eval_path.exists() else {}
+    try:
+        evals = json.loads(eval_path.read_text()) if eval_path.exists() else {}
+    except ValueError:  # written atomically now; a damaged one from elsewhere is measured again
+        print(f"warning: {eval_path} is not readable JSON; the before/after evaluation runs again", flush=True)
+        evals = {}
     if eval_tasks and "before" not in evals:
         print(f"evaluating the starting model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
         evals["before"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
-        eval_path.write_text(json.dumps(evals, indent=2))
+        write_json(eval_path, evals)
         print(f"  before: pass {evals['before']['test_pass_rate']:.3f}, "
               f"valid calls {evals['before']['valid_call_rate']:.3f}", flush=True)
 
@@ -284,7 +289,7 @@ def run(cfg: GRPOConfig) -> dict:
     if eval_tasks:
         print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
         evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
-        eval_path.write_text(json.dumps(evals, indent=2))
+        write_json(eval_path, evals)
         print(f"  after: pass {evals['after']['test_pass_rate']:.3f}, "
               f"valid calls {evals['after']['valid_call_rate']:.3f}", flush=True)
     final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
@@ -297,7 +302,7 @@ def run(cfg: GRPOConfig) -> dict:
                "rollout_share": rollout_s / max(rollout_s + update_s, 1e-9),
                "eval_before": {k: v for k, v in evals.get("before", {}).items() if k != "rows"} or None,
                "eval_after": {k: v for k, v in evals.get("after", {}).items() if k != "rows"} or None}
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_json(run_dir / "summary.json", summary)
     print(json.dumps(summary, indent=2))
     return summary
 

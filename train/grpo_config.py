@@ -131,6 +131,10 @@ RESUME_SAFE = {"steps", "save_every", "keep_checkpoints", "eval_n", "progress", 
                "resume", "force_config", "run_dir", "fuse"}
 
 
+# What a run saved before a setting existed did: runs older than the task families trained on coding tasks only.
+LEGACY = {"task_mix": {"coding": 1.0}}
+
+
 def resume_settings(cfg: GRPOConfig, argv: list[str] | None) -> GRPOConfig:
     """The run folder's own settings when `cfg` resumes a run (train/run_config.py), else `cfg`."""
-    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict)
+    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict, LEGACY)

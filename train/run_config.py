@@ -92,12 +92,17 @@ def given_keys(parser, argv: list[str] | None) -> set[str]:
     return set(args) | (set(layered.read_yaml_mapping(path)) if path else set())
 
 
-def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild):
+def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild, legacy: dict | None = None):
     """The config a resumed run continues with: the run's saved config, with the settings given now only where
     they are in `safe` or with `force_config`. A given setting that would change the run otherwise is a
-    ConfigError naming it and both values. `rebuild(values, base, source)` applies values over a config."""
+    ConfigError naming it and both values. `rebuild(values, base, source)` applies values over a config.
+
+    A setting the saved config lacks (the run predates it) is what the run did then: `legacy[key]` when the
+    setting's default has since changed behaviour, else its default; it is compared and kept like a saved one."""
     fields = type(cfg).__dataclass_fields__
+    defaults = dataclasses.asdict(type(cfg)())
     saved = {k: v for k, v in saved.items() if k != "extra" and k in fields}
+    saved = {**{k: (legacy or {}).get(k, defaults[k]) for k in fields if k != "extra" and k not in saved}, **saved}
     now = dataclasses.asdict(cfg)
     clashes = [k for k in sorted(given & set(saved)) if k not in safe and now[k] != saved[k]]
     if clashes and not cfg.force_config:
@@ -110,7 +115,7 @@ def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild):
     return rebuild(keep, cfg, f"{cfg.run_dir}/config.yaml")
 
 
-def resume_settings(cfg, argv, parser, safe: set[str], rebuild):
+def resume_settings(cfg, argv, parser, safe: set[str], rebuild, legacy: dict | None = None):
     """`cfg` as the run folder's own settings when it will resume (a usable checkpoint and a config.yaml), else
     `cfg`. The checkpoint is looked at first (silently: the trainer reports damage once), so a damaged run is
     reported before anything in its folder is written."""
@@ -128,7 +133,7 @@ def resume_settings(cfg, argv, parser, safe: set[str], rebuild):
         raise ConfigError(f"{saved} is not readable YAML ({type(e).__name__}); the run folder is damaged: "
                           "--no-resume starts it over") from None
     given = given_keys(parser, argv)
-    resumed = resumed_config(cfg, values, given, safe, rebuild)
+    resumed = resumed_config(cfg, values, given, safe, rebuild, legacy)
     print(f"resuming {cfg.run_dir} from {latest.name} with its own settings ({saved}; the command line set: "
           f"{', '.join(sorted(given - {'run_dir'})) or 'nothing else'})", flush=True)
     return resumed
