@@ -97,7 +97,8 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
-    label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else ""))
+    label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else "")
+                          + (f"-threshold{cfg.call_threshold:g}" if cfg.call_threshold is not None else ""))
     run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, label)
     run["complete"] = False
     from tqdm import tqdm

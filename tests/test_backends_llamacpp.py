@@ -94,3 +94,27 @@ def test_a_mismatched_tokenizer_is_refused(embedded_gguf, tiny_tok):
 def test_missing_gguf_is_a_clear_error(tmp_path):
     with pytest.raises(BackendError, match="does not exist"):
         LlamaCppBackend(tmp_path / "nope.gguf")
+
+
+def test_decline_below_rules_out_only_a_weak_call_opening():
+    from nanoagent.agent.backends.llamacpp import decline_below
+
+    logits = np.log(np.array([0.6, 0.3, 0.1]))
+    assert decline_below(logits, 0, 0.5) is logits  # 0.6 >= 0.5: the model's choice stands
+    out = decline_below(logits, 0, 0.7)
+    assert out[0] == -np.inf and np.array_equal(out[1:], logits[1:])
+
+
+def test_a_call_threshold_makes_the_reply_text(embedded_gguf):
+    """The same tool-offering prompt: a threshold the call opening can't reach gives a text reply; the first
+    token's logit is the only one touched, and a threshold outside (0, 1) is refused."""
+    from nanoagent.agent.backends.llamacpp import LlamaCppBackend
+    from nanoagent.record import DEMO_RECORD
+
+    backend = LlamaCppBackend(embedded_gguf, n_ctx=2048, call_threshold=0.999)
+    c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=12, temperature=0.0, seed=0)
+    assert not c.text.lstrip().startswith("<tool_call>") and c.completion_ids[0] != backend.open_id
+    assert "call threshold 0.999" in backend.describe()
+    backend.close()
+    with pytest.raises(BackendError, match="between 0 and 1"):
+        LlamaCppBackend(embedded_gguf, n_ctx=512, call_threshold=1.5)

@@ -190,3 +190,8 @@ def test_an_unloadable_model_is_one_clean_error(tmp_path, capsys, kind):
     assert coding.main(["--model", str(model), "--limit", "1", "--out-dir", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.count("error: could not load model") == 2 and "Traceback" not in err
+
+
+def test_call_threshold_needs_a_gguf(capsys):
+    assert toolcall.main(["--model", "embedded", "--suites", "simple_python@2", "--call-threshold", "0.7"]) == 2
+    assert "--call-threshold works with a .gguf model" in capsys.readouterr().err

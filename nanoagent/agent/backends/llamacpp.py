@@ -36,6 +36,7 @@ from nanoagent.agent.backends.common import (BackendError, SampledCompletion, Te
                                              stop_token_ids)
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
+from nanoagent.toolcall import OPEN
 
 PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
               "<|im_end|>\n<|im_start|>assistant\n")
@@ -66,11 +67,26 @@ def tokenizer_for_gguf(path: str | Path):
     return hf_tokenizer_from_metadata(read_metadata(open_gguf(path)), CHAT_TEMPLATE)
 
 
+def decline_below(logits: np.ndarray, open_id: int, threshold: float) -> np.ndarray:
+    """The first reply token's logits with the call-opening token ruled out when the model gives it less than
+    `threshold` probability: the reply then answers in text. A decision threshold chosen on held-out data (the
+    validation split, never an eval set) for a model whose call probability ranks prompts well but sits too high
+    on all of them (eval.decision measures both)."""
+    z = logits - logits.max()
+    p_open = float(np.exp(z[open_id]) / np.exp(z).sum())
+    if p_open >= threshold:
+        return logits
+    out = logits.copy()
+    out[open_id] = -np.inf
+    return out
+
+
 class LlamaCppBackend:
     """A GGUF file run by llama-cpp-python."""
 
     def __init__(self, path: str | Path, *, tokenizer=None, n_ctx: int = 8192, n_threads: int | None = None,
-                 n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True, constrain: bool | str = False):
+                 n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True, constrain: bool | str = False,
+                 call_threshold: float | None = None):
         path = Path(path)
         if not path.is_file():
             raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
@@ -89,6 +105,10 @@ class LlamaCppBackend:
         self.n_vocab = self.llm.n_vocab()
         if check_tokenizer:
             self._check_tokenizer()
+        if call_threshold is not None and not 0.0 < call_threshold < 1.0:
+            raise BackendError(f"call_threshold must be a probability between 0 and 1, got {call_threshold}")
+        self.call_threshold = call_threshold
+        self.open_id = backend_tokenizer(self.tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -100,7 +120,8 @@ class LlamaCppBackend:
         return self.grammars is not None
 
     def describe(self) -> str:
-        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}"
+        threshold = f", call threshold {self.call_threshold:g}" if self.call_threshold is not None else ""
+        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}"
 
     def _check_tokenizer(self) -> None:
         ours = list(backend_tokenizer(self.tokenizer).encode(PROBE_TEXT, add_special_tokens=False).ids)
@@ -142,6 +163,8 @@ class LlamaCppBackend:
         room = self.llm.n_ctx() - len(prompt_ids)
         for step in range(min(max_tokens, room)):
             logits = self._logits()
+            if step == 0 and tools and self.call_threshold is not None:
+                logits = decline_below(logits, self.open_id, self.call_threshold)
             if constraint is None:
                 token, lp, slp = sample_numpy(logits, temperature, self.top_p, rng)
             else:  # draw from the grammar's tokens; report the model's own log-prob of the token
