@@ -67,18 +67,20 @@ def tokenizer_for_gguf(path: str | Path):
     return hf_tokenizer_from_metadata(read_metadata(open_gguf(path)), CHAT_TEMPLATE)
 
 
-def decline_below(logits: np.ndarray, open_id: int, threshold: float) -> np.ndarray:
-    """The first reply token's logits with the call-opening token ruled out when the model gives it less than
-    `threshold` probability: the reply then answers in text. A decision threshold chosen on held-out data (the
-    validation split, never an eval set) for a model whose call probability ranks prompts well but sits too high
-    on all of them (eval.decision measures both)."""
+def decline_below(logits: np.ndarray, open_id: int, threshold: float) -> bool:
+    """Whether the reply should decline: the model gives its call-opening token less than `threshold` probability
+    at the first reply token. A decision threshold chosen on held-out data (the validation split, never an eval
+    set) for a model whose call probability ranks prompts well but sits too high on all of them (eval.decision
+    measures both)."""
     z = logits - logits.max()
-    p_open = float(np.exp(z[open_id]) / np.exp(z).sum())
-    if p_open >= threshold:
-        return logits
-    out = logits.copy()
-    out[open_id] = -np.inf
-    return out
+    return float(np.exp(z[open_id]) / np.exp(z).sum()) < threshold
+
+
+def angle_ids(tokenizer) -> np.ndarray:
+    """Ids of every token whose text holds "<": a declined reply never writes one, so it cannot open a call later
+    (a model trained on "One moment." before its calls would otherwise open one on the next line)."""
+    tok = backend_tokenizer(tokenizer)
+    return np.array([i for i in range(tok.get_vocab_size()) if "<" in tok.decode([i])], dtype=np.int64)
 
 
 class LlamaCppBackend:
@@ -109,6 +111,7 @@ class LlamaCppBackend:
             raise BackendError(f"call_threshold must be a probability between 0 and 1, got {call_threshold}")
         self.call_threshold = call_threshold
         self.open_id = backend_tokenizer(self.tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
+        self.no_call_ids = angle_ids(self.tokenizer) if call_threshold is not None else None
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -161,10 +164,13 @@ class LlamaCppBackend:
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         ids, raw, sampled, finish = [], [], [], "length"
         room = self.llm.n_ctx() - len(prompt_ids)
+        declined = False
         for step in range(min(max_tokens, room)):
             logits = self._logits()
             if step == 0 and tools and self.call_threshold is not None:
-                logits = decline_below(logits, self.open_id, self.call_threshold)
+                declined = decline_below(logits, self.open_id, self.call_threshold)
+            if declined:  # a text reply from the first token to the last: no "<", so no call
+                logits[self.no_call_ids] = -np.inf
             if constraint is None:
                 token, lp, slp = sample_numpy(logits, temperature, self.top_p, rng)
             else:  # draw from the grammar's tokens; report the model's own log-prob of the token
