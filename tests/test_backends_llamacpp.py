@@ -116,3 +116,21 @@ def test_a_call_threshold_makes_the_reply_text(embedded_gguf):
     backend.close()
     with pytest.raises(BackendError, match="between 0 and 1"):
         LlamaCppBackend(embedded_gguf, n_ctx=512, call_threshold=1.5)
+
+
+def test_a_declined_reply_never_opens_a_call_later(embedded_gguf, monkeypatch):
+    """The first-token-only rule let the model write "One moment." and open the call on the next line. Here the
+    call opening is the most likely token at every step (probability 0.5, below the 0.9 threshold at the first):
+    a declined reply must still never hold it."""
+    from nanoagent.record import DEMO_RECORD
+
+    backend = LlamaCppBackend(embedded_gguf, n_ctx=2048, call_threshold=0.9)
+    logits = np.zeros(backend.n_vocab)
+    logits[backend.open_id] = np.log(backend.n_vocab - 1)  # half the probability mass, and the argmax
+    monkeypatch.setattr(backend, "_logits", lambda: logits.copy())
+    c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=5, temperature=0.0, seed=0)
+    assert backend.open_id not in c.completion_ids and "<" not in c.text
+    backend.call_threshold = 0.3  # 0.5 is enough now: the model's own choice stands
+    c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=1, temperature=0.0, seed=0)
+    assert c.completion_ids == [backend.open_id]
+    backend.close()
