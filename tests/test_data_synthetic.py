@@ -111,10 +111,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
     assert len(digests) == 1
 
 
-# The generator's bytes for a fixed seed, and the catalogue's tool specs, as they were before issue 18 moved the
-# parameter table (that refactor left both unchanged). A refactor must keep them; a change to the data that is meant
-# updates them in the same commit and says so there.
-SAMPLE_SHA256 = "deb1c34ac8cc5bacc3b375ca635d27fc0597cb8797a64aa5c169da632779cf2a"  # generate(300, seed=0)
+# The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
+# data that is meant updates them in the same commit and says so there (last: parallel requests in three styles).
+SAMPLE_SHA256 = "ec7f08d87e966211db75d685e2ba977bf9a21f0ee06296e0ecbc1a6c95f7800e"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "8d916e28f87b98a502fc7752654763352f80ef67328f6006139562d8a0b14b6d"
 
 
@@ -267,3 +266,26 @@ def test_bad_kinds_and_counts_are_refused_with_clear_errors():
     only = [r["meta"]["kind"] for r in generate(30, seed=1, kinds={"no_tool": 1, "parallel": 1})]
     assert set(only) == {"no_tool", "parallel"}
     assert check_kinds(["coding", "single"]) == {"coding": 1.0, "single": 1.0}  # recipes list kinds by name
+
+
+@pytest.mark.parametrize("style", ["same", "list", "cases"])
+def test_same_tool_parallel_requests_state_every_call(style):
+    """Each way of asking for one tool several times yields distinct calls of that tool whose varied values the
+    request states (BFCL's parallel category asks in all three ways; the model stopped at two calls before)."""
+    import random
+
+    from data_recipes.synthetic.kinds import pick_tool, same_tool_calls
+    stated = total = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        tool = pick_tool(rng, lambda t: bool(t.required()) and t.required()[0].schema["type"] == "integer")
+        pairs, user = same_tool_calls(tool, 3, rng, style)
+        assert len(pairs) >= 2 and {t.name for t, _ in pairs} == {tool.name}
+        assert len({json.dumps(a, sort_keys=True) for _, a in pairs}) == len(pairs), "calls must differ"
+        key = tool.required()[0].name
+        for _, args in pairs:
+            total += 1
+            stated += str(args[key]) in user  # a value may also be written in words
+        if style == "cases":
+            assert all(w in user.lower() for w in ("first", "second")) or user.count(".") >= len(pairs) - 1
+    assert stated >= 0.7 * total, f"{stated}/{total} varied values appear in the requests"

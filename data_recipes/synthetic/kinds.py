@@ -2,8 +2,8 @@
 
 Kinds (the `kind` in each record's meta):
 - single: one request, one call, 1-4 tools offered.
-- parallel: 2-3 calls in one turn (the same tool for several values, or different tools), sometimes with results
-  and a final answer.
+- parallel: 2-4 calls in one turn (the same tool asked for several values, as a list or case by case, or 2-3
+  different tools), sometimes with results and a final answer.
 - multi_turn: call -> tool result -> answer that uses it, sometimes a follow-up request and a second round.
 - no_tool: the offered tools don't fit (a request from another domain, or small talk / general knowledge) -> a
   plain answer without a call.
@@ -168,25 +168,7 @@ def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
     k = rng.choice([2, 2, 3, 3, 4])
     if rng.random() < same_tool:
         tool = pick_tool(rng, lambda t: bool(t.required()))
-        args, values = sample_args(tool, rng)
-        key = tool.required()[0]
-        pairs, extra_vals = [(tool, args)], []
-        seen = {repr(args[key.name])}
-        for _ in range(10 * k):
-            v = key.sample(rng)
-            if repr(v.value) not in seen:
-                seen.add(repr(v.value))
-                a2 = dict(args)
-                a2[key.name] = v.value
-                pairs.append((tool, a2))
-                extra_vals.append(v)
-            if len(pairs) == k:
-                break
-        first = T.clause(tool, args, values, rng)
-        more = T.join_and([key.phrase(rng, v) for v in extra_vals])
-        text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
-                           f"{first}, and also {more}"])
-        user = T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."])
+        pairs, user = same_tool_calls(tool, k, rng)
         targets = [tool]
     else:
         targets, used = [], set()
@@ -207,6 +189,59 @@ def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
         msgs += tmsgs + [{"role": "assistant", "content": " ".join(answers)}]
     rec = {"messages": msgs, "tools": offered(rng, targets, rng.randint(0, 2))}
     return rec, {"needs": sorted({t.name for t in targets})}
+
+
+ORDINALS = ["first", "second", "third", "fourth"]
+
+
+def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = None
+                    ) -> tuple[list[tuple[Tool, dict]], str]:
+    """Up to k calls of one tool and the request for them, in the three ways people ask (BFCL's parallel category
+    holds all three):
+    - "the same": one full request, then the other values of its first required argument ("..., and the same for
+      Lyon");
+    - a list: the values of that argument listed in one clause ("... for 10, 20 and 30 years");
+    - cases: each call with its own arguments, numbered ("First, ... Second, ...")."""
+    style = style or rng.choice(["same", "list", "cases"])
+    key = tool.required()[0]
+    if style == "list" and key.schema.get("type") not in ("string", "integer", "number"):
+        style = "same"  # a boolean's phrases carry no value; listed arrays and objects would read ambiguously
+    if style == "cases":
+        drawn = [sample_args(tool, rng) for _ in range(k)]
+        pairs, clauses, seen = [], [], set()
+        for args, values in drawn:
+            if repr(args) not in seen:
+                seen.add(repr(args))
+                pairs.append((tool, args))
+                clauses.append(T.clause(tool, args, values, rng))
+        if len(pairs) == 1:  # a tool with few argument values drew the same call every time
+            return same_tool_calls(tool, k, rng, "same")
+        n = str(len(pairs)) if rng.random() < 0.5 else V.number_words(len(pairs))
+        lead = rng.choice(["", "", f"I need this {n} times. ", f"{T.cap(n)} requests. "])
+        numbered = rng.random() < 0.7
+        parts = [f"{T.cap(ORDINALS[i])}, {c}" if numbered else T.cap(c) for i, c in enumerate(clauses)]
+        return pairs, lead + " ".join(T.end(p) for p in parts)
+    args, values = sample_args(tool, rng)
+    pairs, extra_vals = [(tool, args)], []
+    seen = {repr(args[key.name])}
+    for _ in range(10 * k):
+        v = key.sample(rng)
+        if repr(v.value) not in seen:
+            seen.add(repr(v.value))
+            pairs.append((tool, {**args, key.name: v.value}))
+            extra_vals.append(v)
+        if len(pairs) == k:
+            break
+    if style == "list" and extra_vals and not any(" and " in v.text for v in [values[key.name], *extra_vals]):
+        listed = V.Value(None, T.join_and([v.surface(rng) for v in [values[key.name], *extra_vals]]))
+        return pairs, T.wrap(T.clause(tool, args, {**values, key.name: listed}, rng), rng)
+    first = T.clause(tool, args, values, rng)
+    if not extra_vals:
+        return pairs, T.wrap(first, rng)
+    more = T.join_and([key.phrase(rng, v) for v in extra_vals])
+    text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
+                       f"{first}, and also {more}"])
+    return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."])
 
 
 def multi_turn(rng: random.Random) -> tuple[dict, dict]:
