@@ -34,10 +34,10 @@ class EvalConfig:
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
     constrain: bool = field(default=False, metadata={"help": "decode tool calls under the offered tools' grammar "
                                                             "(nanoagent.constrain); off: the model's own ability"})
-    call_threshold: float | None = field(default=None, metadata={"help": "llama.cpp only: answer in text when the "
-                                                                          "model gives opening a call less than this "
-                                                                          "probability (eval.decision; choose it on "
-                                                                          "the validation split). Default: off"})
+    call_threshold: float | None = field(default=None, metadata={"help": "answer in text when the model gives "
+                                                                          "opening a call less than this probability "
+                                                                          "(eval.decision; choose it on the "
+                                                                          "validation split). Default: off"})
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
@@ -64,8 +64,9 @@ def load_eval_backend(cfg):
                                   f"{cfg.model} decodes on the server's side: run it with --no-constrain")
             options["constrain"] = True
         if getattr(cfg, "call_threshold", None) is not None:
-            if kind != "llamacpp":
-                raise ConfigError(f"--call-threshold works with a .gguf model (llama.cpp); {cfg.model} is not one")
+            if kind == "openai":
+                raise ConfigError(f"--call-threshold needs an in-process model (a .gguf file or an MLX model); "
+                                  f"{cfg.model} decodes on the server's side")
             options["call_threshold"] = cfg.call_threshold
         return load_backend(cfg.model, **options)
     except (BackendError, ModelLoadError, GGUFImportError, OSError, ValueError) as e:

@@ -20,7 +20,8 @@ otherwise (no unknown argument names), the JSON laid out as json.dumps writes it
 
 A schema the compiler rejects is not an error for the request: `tool_grammar` drops that tool's constraint,
 returns a warning naming the tool and the reason, and when no tool is left returns None (decode unconstrained).
-Left out: the decoding loops themselves (the backends apply `Constraint.mask` / `Constraint.mlx_processor`).
+Left out: the decoding loops themselves (the backends apply `Constraint.mask` through
+nanoagent/agent/backends/reply_rules.py, beside the call threshold).
 """
 
 from __future__ import annotations
@@ -214,21 +215,3 @@ class Constraint:
     def accepting(self) -> bool:
         """True when the reply may end here."""
         return self.matcher.is_accepting()
-
-    def mlx_processor(self, raw_logits: list):
-        """An mlx-lm logits processor (`(tokens, logits) -> logits`) for one reply: it feeds the grammar the token
-        sampled since its last call and masks the logits; the unmasked logits of each step go to `raw_logits`, so
-        the caller can report the model's own log-probs."""
-        import mlx.core as mx
-
-        calls = [0]
-
-        def process(tokens, logits):
-            if calls[0]:
-                self.advance(int(tokens[-1].item()))
-            calls[0] += 1
-            raw_logits.append(logits)
-            allowed = mx.array(self.allowed(logits.shape[-1]))
-            return mx.where(allowed, logits, mx.array(-float("inf"), dtype=logits.dtype))
-
-        return process

@@ -96,13 +96,6 @@ def test_missing_gguf_is_a_clear_error(tmp_path):
         LlamaCppBackend(tmp_path / "nope.gguf")
 
 
-def test_decline_below_is_a_threshold_on_the_call_opening():
-    from nanoagent.agent.backends.llamacpp import decline_below
-
-    logits = np.log(np.array([0.6, 0.3, 0.1]))
-    assert not decline_below(logits, 0, 0.5) and decline_below(logits, 0, 0.7)
-
-
 def test_a_call_threshold_makes_the_reply_text(embedded_gguf):
     """The same tool-offering prompt: a threshold the call opening can't reach gives a text reply; the first
     token's logit is the only one touched, and a threshold outside (0, 1) is refused."""
@@ -111,7 +104,7 @@ def test_a_call_threshold_makes_the_reply_text(embedded_gguf):
 
     backend = LlamaCppBackend(embedded_gguf, n_ctx=2048, call_threshold=0.999)
     c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=24, temperature=0.0, seed=0)
-    assert "<" not in c.text and backend.open_id not in c.completion_ids  # declined: no call anywhere in the reply
+    assert "<" not in c.text and backend.gate.open_id not in c.completion_ids  # declined: no call anywhere in the reply
     assert "call threshold 0.999" in backend.describe()
     backend.close()
     with pytest.raises(BackendError, match="between 0 and 1"):
@@ -126,11 +119,11 @@ def test_a_declined_reply_never_opens_a_call_later(embedded_gguf, monkeypatch):
 
     backend = LlamaCppBackend(embedded_gguf, n_ctx=2048, call_threshold=0.9)
     logits = np.zeros(backend.n_vocab)
-    logits[backend.open_id] = np.log(backend.n_vocab - 1)  # half the probability mass, and the argmax
+    logits[backend.gate.open_id] = np.log(backend.n_vocab - 1)  # half the probability mass, and the argmax
     monkeypatch.setattr(backend, "_logits", lambda: logits.copy())
     c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=5, temperature=0.0, seed=0)
-    assert backend.open_id not in c.completion_ids and "<" not in c.text
-    backend.call_threshold = 0.3  # 0.5 is enough now: the model's own choice stands
+    assert backend.gate.open_id not in c.completion_ids and "<" not in c.text
+    backend.gate.threshold = 0.3  # 0.5 is enough now: the model's own choice stands
     c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=1, temperature=0.0, seed=0)
-    assert c.completion_ids == [backend.open_id]
+    assert c.completion_ids == [backend.gate.open_id]
     backend.close()

@@ -192,6 +192,7 @@ def test_an_unloadable_model_is_one_clean_error(tmp_path, capsys, kind):
     assert err.count("error: could not load model") == 2 and "Traceback" not in err
 
 
-def test_call_threshold_needs_a_gguf(capsys):
-    assert toolcall.main(["--model", "embedded", "--suites", "simple_python@2", "--call-threshold", "0.7"]) == 2
-    assert "--call-threshold works with a .gguf model" in capsys.readouterr().err
+def test_call_threshold_needs_an_in_process_model(capsys):
+    assert toolcall.main(["--model", "http://127.0.0.1:9/v1", "--suites", "simple_python@2",
+                          "--call-threshold", "0.7"]) == 2
+    assert "--call-threshold needs an in-process model" in capsys.readouterr().err

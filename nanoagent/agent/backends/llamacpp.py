@@ -13,7 +13,8 @@ tokens.
 
 With `constrain=True` each reply is decoded under the offered tools' grammar (nanoagent.constrain): the mask is
 applied to the logits before sampling, so calls always name an offered tool and fit its schema, while text before
-a call stays free. `logprobs` stay the model's own (unmasked) log-probs.
+a call stays free. With `call_threshold=P` a reply whose first token gives the call opening less than P stays text
+(reply_rules.py). `logprobs` stay the model's own (unmasked) log-probs.
 
 Usage:
     backend = LlamaCppBackend(embedded_gguf())            # or any llama-architecture GGUF path
@@ -34,9 +35,9 @@ import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
                                              stop_token_ids)
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
-from nanoagent.toolcall import OPEN
 
 PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
               "<|im_end|>\n<|im_start|>assistant\n")
@@ -67,22 +68,6 @@ def tokenizer_for_gguf(path: str | Path):
     return hf_tokenizer_from_metadata(read_metadata(open_gguf(path)), CHAT_TEMPLATE)
 
 
-def decline_below(logits: np.ndarray, open_id: int, threshold: float) -> bool:
-    """Whether the reply should decline: the model gives its call-opening token less than `threshold` probability
-    at the first reply token. A decision threshold chosen on held-out data (the validation split, never an eval
-    set) for a model whose call probability ranks prompts well but sits too high on all of them (eval.decision
-    measures both)."""
-    z = logits - logits.max()
-    return float(np.exp(z[open_id]) / np.exp(z).sum()) < threshold
-
-
-def angle_ids(tokenizer) -> np.ndarray:
-    """Ids of every token whose text holds "<": a declined reply never writes one, so it cannot open a call later
-    (a model trained on "One moment." before its calls would otherwise open one on the next line)."""
-    tok = backend_tokenizer(tokenizer)
-    return np.array([i for i in range(tok.get_vocab_size()) if "<" in tok.decode([i])], dtype=np.int64)
-
-
 class LlamaCppBackend:
     """A GGUF file run by llama-cpp-python."""
 
@@ -107,11 +92,7 @@ class LlamaCppBackend:
         self.n_vocab = self.llm.n_vocab()
         if check_tokenizer:
             self._check_tokenizer()
-        if call_threshold is not None and not 0.0 < call_threshold < 1.0:
-            raise BackendError(f"call_threshold must be a probability between 0 and 1, got {call_threshold}")
-        self.call_threshold = call_threshold
-        self.open_id = backend_tokenizer(self.tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
-        self.no_call_ids = angle_ids(self.tokenizer) if call_threshold is not None else None
+        self.gate = CallGate(self.tokenizer, call_threshold) if call_threshold is not None else None
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -123,7 +104,7 @@ class LlamaCppBackend:
         return self.grammars is not None
 
     def describe(self) -> str:
-        threshold = f", call threshold {self.call_threshold:g}" if self.call_threshold is not None else ""
+        threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
         return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}"
 
     def _check_tokenizer(self) -> None:
@@ -160,23 +141,20 @@ class LlamaCppBackend:
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
-        constraint = self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None
+        required = tool_choice == "required" or (self.grammars is not None and self.grammars.require_call)
+        rules = ReplyRules(self.gate.reply() if self.gate and tools and not required else None,  # a must-call: no gate
+                           self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None)
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         ids, raw, sampled, finish = [], [], [], "length"
         room = self.llm.n_ctx() - len(prompt_ids)
-        declined = False
         for step in range(min(max_tokens, room)):
             logits = self._logits()
-            if step == 0 and tools and self.call_threshold is not None:
-                declined = decline_below(logits, self.open_id, self.call_threshold)
-            if declined:  # a text reply from the first token to the last: no "<", so no call
-                logits[self.no_call_ids] = -np.inf
-            if constraint is None:
+            if not rules:
                 token, lp, slp = sample_numpy(logits, temperature, self.top_p, rng)
-            else:  # draw from the grammar's tokens; report the model's own log-prob of the token
-                token, _, slp = sample_numpy(constraint.mask(logits), temperature, self.top_p, rng)
+            else:  # draw from what the rules allow; report the model's own log-prob of the token
+                token, _, slp = sample_numpy(rules.mask(logits), temperature, self.top_p, rng)
                 lp = float(log_softmax_numpy(logits)[token])
-                constraint.advance(token)
+                rules.advance(token)
             ids.append(token)
             stream.push(ids)
             raw.append(lp)

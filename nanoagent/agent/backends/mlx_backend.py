@@ -28,9 +28,11 @@ The prefix the batch's prompts share (a GRPO group's whole prompt) is prefilled 
 prompt pass, not 8; on the equal-rows path every row then attends to that one copy of its KV cache
 (shared_prefix.py) instead of a copy per row.
 
-With `constrain=True` every reply is decoded under its offered tools' grammar (nanoagent.constrain): an mlx-lm
-logits processor in `complete` and the BatchGenerator path, the mask on the numpy logits in the equal-rows path.
-`logprobs` stay the model's own (unmasked); `sampling_logprobs` are those of the masked distribution.
+With `constrain=True` every reply is decoded under its offered tools' grammar (nanoagent.constrain), and with
+`call_threshold=P` a reply whose first token gives the call opening less than P stays text (reply_rules.py, the
+same rules as the llama.cpp backend): an mlx-lm logits processor in `complete` and the BatchGenerator path, the
+mask on the numpy logits in the equal-rows path. `logprobs` stay the model's own (unmasked); `sampling_logprobs`
+are those of the masked distribution.
 
 Left out: speculative decoding, KV-cache quantization, reusing `complete`'s cache for a batch.
 """
@@ -48,6 +50,7 @@ from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cach
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
                                              stop_token_ids)
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
                                                make_mlx_sampler, sample_numpy)
@@ -76,7 +79,8 @@ class MLXBackend:
     """An mlx-lm model and its tokenizer (as `mlx_lm.load` or `nanoagent.models.load` return them)."""
 
     def __init__(self, model, tokenizer, *, top_p: float = 1.0, prefill_step_size: int = 512,
-                 reuse_prompt_cache: bool = True, name: str = "mlx", constrain: bool | str = False):
+                 reuse_prompt_cache: bool = True, name: str = "mlx", constrain: bool | str = False,
+                 call_threshold: float | None = None):
         check_sampling(0.0, top_p)
         self.model, self.tokenizer, self.top_p = model, tokenizer, top_p
         self.prefill_step_size = prefill_step_size
@@ -90,13 +94,19 @@ class MLXBackend:
             from nanoagent.constrain import Grammars
 
             self.grammars = Grammars(tokenizer, self.stop_ids, require_call=constrain == "required")
+        self.gate = CallGate(tokenizer, call_threshold) if call_threshold is not None else None
 
     @property
     def constrained(self) -> bool:
         return self.grammars is not None
 
-    def _constraint(self, tools, require_call: bool | None = None):
-        return self.grammars.constraint(tools, require_call or None) if self.grammars else None
+    def _rules(self, tools, require_call: bool | None = None) -> ReplyRules | None:
+        """One reply's rules (the call threshold, the grammar), or None when neither applies. A reply that must call
+        (tool_choice "required") has no threshold."""
+        required = require_call or (self.grammars is not None and self.grammars.require_call)
+        rules = ReplyRules(self.gate.reply() if self.gate and tools and not required else None,
+                           self.grammars.constraint(tools, require_call or None) if self.grammars else None)
+        return rules or None
 
     @classmethod
     def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
@@ -106,7 +116,8 @@ class MLXBackend:
         return cls(model, tokenizer, name=f"mlx:{spec}", **options)
 
     def describe(self) -> str:
-        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}"
+        threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
+        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}{threshold}"
 
     # ------------------------------------------------------------------------------------------- one conversation
 
@@ -133,9 +144,9 @@ class MLXBackend:
             mx.random.seed(seed)
         cache, todo = self._prompt_cache(prompt_ids)
         sampler = make_mlx_sampler(temperature, self.top_p)
-        constraint, raw_logits = self._constraint(tools, tool_choice == "required"), []
+        rules, raw_logits = self._rules(tools, tool_choice == "required"), []
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
-        processors = [constraint.mlx_processor(raw_logits)] if constraint else None
+        processors = [rules.mlx_processor(raw_logits)] if rules else None
         ids, picked, finish = [], [], "length"
         try:
             with numpy_ops():
@@ -143,7 +154,7 @@ class MLXBackend:
                                                      sampler=sampler, prompt_cache=cache, logits_processors=processors,
                                                      prefill_step_size=self.prefill_step_size):
                     pair = chosen_logprobs_mlx(logprobs[None], mx.array([token]), temperature, self.top_p)
-                    if constraint:  # the model's own log-prob of the token, not the masked one
+                    if rules:  # the model's own log-prob of the token, not the masked one
                         raw = raw_logits[len(ids)].astype(mx.float32)
                         pair = (raw[:, token] - mx.logsumexp(raw, axis=-1), pair[1])
                     mx.async_eval(pair)
@@ -194,16 +205,16 @@ class MLXBackend:
             return []
         start = time.perf_counter()
         prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
-        constraints = [self._constraint(t) for _, t in pairs]
+        rules = [self._rules(t) for _, t in pairs]
         if seed is not None:
             mx.random.seed(seed)
         with numpy_ops():
             caches, rests = self._shared_prefix(prompts)
             if len({len(r) for r in rests}) == 1:
                 rows = self._decode_equal_rows(caches[0] if caches else None, rests, max_tokens, temperature, seed,
-                                               constraints)
+                                               rules)
             else:
-                rows = self._decode_with_batch_generator(caches, rests, max_tokens, temperature, constraints)
+                rows = self._decode_with_batch_generator(caches, rests, max_tokens, temperature, rules)
         seconds = time.perf_counter() - start
         return [SampledCompletion(text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompts[i],
                                   completion_ids=ids, logprobs=raw, finish_reason=finish,
@@ -212,7 +223,7 @@ class MLXBackend:
                 for i, (ids, raw, sampled, finish) in enumerate(rows)]
 
     def _decode_equal_rows(self, prefix_cache, rests: list[list[int]], max_tokens: int, temperature: float,
-                           seed: int | None, constraints=None):
+                           seed: int | None, rules=None):
         """Rows whose remaining prompts have one length: one (B, ...) KV cache, no padding; (ids, raw, sampled,
         finish) per row.
 
@@ -226,7 +237,7 @@ class MLXBackend:
         shared = prefix_cache is not None and supports(self.model)
         cache = self._row_caches(prefix_cache, n, length + max_tokens, copy_prefix=not shared)
         with shared_prefix_attention(self.model, prefix_cache) if shared else nullcontext():
-            return self._decode_rows(cache, rests, max_tokens, temperature, rng, constraints)
+            return self._decode_rows(cache, rests, max_tokens, temperature, rng, rules)
 
     def _row_caches(self, prefix_cache, n: int, room: int, copy_prefix: bool) -> list:
         """One KVCache per layer for `n` rows, allocated once with `room` positions to spare (no copy as it grows).
@@ -252,9 +263,9 @@ class MLXBackend:
         return cache
 
     def _decode_rows(self, cache, rests: list[list[int]], max_tokens: int, temperature: float, rng,
-                     constraints=None):
+                     rules=None):
         n, length = len(rests), len(rests[0])
-        constraints = constraints or [None] * n
+        rules = rules or [None] * n
         rest = mx.array(rests)
         for i in range(0, length - 1, self.prefill_step_size):  # all but the last id: fill the cache
             self.model(rest[:, i:min(length - 1, i + self.prefill_step_size)], cache=cache)
@@ -266,10 +277,10 @@ class MLXBackend:
             logits = np.array(self.model(inputs, cache=cache)[:, -1, :].astype(mx.float32))
             tokens, keep = [], []
             for b, row in enumerate(active):
-                c = constraints[row]
+                c = rules[row]
                 if c is None:
                     token, raw, sampled = sample_numpy(logits[b], temperature, self.top_p, rng)
-                else:  # sample within the grammar; keep the model's own log-prob of the token
+                else:  # sample within the rules (threshold, grammar); keep the model's own log-prob of the token
                     token, _, sampled = sample_numpy(c.mask(logits[b]), temperature, self.top_p, rng)
                     raw = float(log_softmax_numpy(logits[b])[token])
                     c.advance(token)
@@ -291,13 +302,13 @@ class MLXBackend:
         return out
 
     def _decode_with_batch_generator(self, caches, rests: list[list[int]], max_tokens: int, temperature: float,
-                                     constraints=None):
+                                     rules=None):
         """Rows of different remaining lengths, through mlx-lm's BatchGenerator; (ids, raw, sampled, finish) per row.
         A constrained row gets its grammar as a logits processor; its raw log-probs come from the unmasked logits."""
         prompts = rests
-        constraints = constraints or [None] * len(prompts)
+        rules = rules or [None] * len(prompts)
         unmasked = [[] for _ in prompts]
-        processors = [[c.mlx_processor(unmasked[i])] if c else [] for i, c in enumerate(constraints)]
+        processors = [[c.mlx_processor(unmasked[i])] if c else [] for i, c in enumerate(rules)]
         generator = BatchGenerator(self.model, max_tokens=max_tokens, stop_tokens=[[i] for i in self.stop_ids],
                                    sampler=make_mlx_sampler(temperature, self.top_p),
                                    completion_batch_size=len(prompts), prefill_batch_size=len(prompts),
@@ -329,7 +340,7 @@ class MLXBackend:
         sampled = [[] for _ in prompts]
         for rows, r_lp, s_lp in steps:
             for i, a, b in zip(rows, r_lp.tolist(), s_lp.tolist()):
-                if constraints[i] is not None:  # the model's own log-prob, from this step's unmasked logits
+                if rules[i] is not None:  # the model's own log-prob, from this step's unmasked logits
                     step_logits = unmasked[i][len(raw[i])].astype(mx.float32).reshape(-1)
                     a = (step_logits[ids[i][len(raw[i])]] - mx.logsumexp(step_logits)).item()
                 raw[i].append(a)
