@@ -34,10 +34,11 @@ class EvalConfig:
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
     constrain: bool = field(default=False, metadata={"help": "decode tool calls under the offered tools' grammar "
                                                             "(nanoagent.constrain); off: the model's own ability"})
-    call_threshold: float | None = field(default=None, metadata={"help": "answer in text when the model gives "
-                                                                          "opening a call less than this probability "
-                                                                          "(eval.decision; choose it on the "
-                                                                          "validation split). Default: off"})
+    call_threshold: str | None = field(default=None, metadata={"help": "P: answer in text when the model gives "
+                                                                        "opening a call less than P; 'model': the "
+                                                                        "threshold stored with the model "
+                                                                        "(eval.decision --save-threshold); 'off'. "
+                                                                        "Default: off (the model's own decisions)"})
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
@@ -52,6 +53,7 @@ def load_eval_backend(cfg):
     """The backend for `cfg.model` (`cfg.threads` goes to llama.cpp, `cfg.constrain` to the in-process backends);
     a ConfigError that names the model if it fails."""
     from nanoagent.agent.backends import BackendError, backend_kind, load_backend
+    from nanoagent.call_threshold import ThresholdError, resolve_threshold
     from nanoagent.gguf_import import GGUFImportError
     from nanoagent.models import ModelLoadError
 
@@ -63,11 +65,21 @@ def load_eval_backend(cfg):
                 raise ConfigError(f"--constrain needs an in-process model (a .gguf file or an MLX model); "
                                   f"{cfg.model} decodes on the server's side: run it with --no-constrain")
             options["constrain"] = True
-        if getattr(cfg, "call_threshold", None) is not None:
+        if getattr(cfg, "call_threshold", None) not in (None, "off"):
             if kind == "openai":
                 raise ConfigError(f"--call-threshold needs an in-process model (a .gguf file or an MLX model); "
                                   f"{cfg.model} decodes on the server's side")
+            asked = cfg.call_threshold
+            cfg.call_threshold = resolve_threshold(asked, cfg.model)  # the number goes into the result's settings
+            if cfg.call_threshold is None:
+                raise ConfigError(f"--call-threshold model: {cfg.model} has no stored threshold; choose one on the "
+                                  f"validation split with `python -m eval.decision --model {cfg.model} --suites valid "
+                                  "--save-threshold`, or give a number")
             options["call_threshold"] = cfg.call_threshold
+        else:
+            cfg.call_threshold = None
         return load_backend(cfg.model, **options)
+    except ThresholdError as e:
+        raise ConfigError(str(e)) from None
     except (BackendError, ModelLoadError, GGUFImportError, OSError, ValueError) as e:
         raise ConfigError(f"could not load model {cfg.model!r}: {e}") from None

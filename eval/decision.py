@@ -12,6 +12,12 @@ a call (what greedy decoding would do), and over both groups the AUC: the chance
 gets a higher probability than a random item needing none (0.5: the model does not tell them apart; 1: it always
 does). Minutes instead of the hour a whole-suite generation takes, so it fits between training runs.
 
+Per suite with both kinds of item it also reports the threshold on P(call) with the best balanced accuracy;
+`--save-threshold` (with the `valid` suite) stores the validation split's one with the model, where `nanoagent
+serve`, the GGUF export and `eval.toolcall --call-threshold model` find it (nanoagent/call_threshold.py):
+
+    python -m eval.decision --model runs/quality-cpu --suites valid --n 150 --save-threshold
+
 Writes eval/results/decision/<label>.json (settings, machine, per-item probabilities) unless --out-dir is empty.
 Left out: later decisions in a conversation (after a tool result), llama.cpp logits (a .gguf is read into MLX).
 """
@@ -29,6 +35,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, parse_config
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 from nanoagent.atomic import write_json
+from nanoagent.call_threshold import ThresholdError, choose_threshold, save_threshold
 from nanoagent.machine import machine_info
 from nanoagent.toolcall import OPEN
 
@@ -41,6 +48,9 @@ class DecisionConfig:
     seed: int = 0
     label: str | None = field(default=None, metadata={"help": "name of the result file (default: from --model)"})
     out_dir: str = field(default="eval/results/decision", metadata={"help": "'' writes no file"})
+    save_threshold: bool = field(default=False, metadata={"help": "store the threshold chosen on the validation "
+                                                                  "split with the model (an MLX or run folder), "
+                                                                  "where serve and --call-threshold model find it"})
 
 
 def auc(pos: list[float], neg: list[float]) -> float | None:
@@ -69,6 +79,7 @@ def call_probabilities(model, tokenizer, items) -> list[dict]:
 
 
 def summarize(rows: list[dict]) -> dict:
+    """Per group the mean P(call) and greedy call rate; the AUC; the threshold with the best balanced accuracy."""
     calls = [r["p_call"] for r in rows if r["needs_call"]]
     nones = [r["p_call"] for r in rows if not r["needs_call"]]
 
@@ -77,7 +88,7 @@ def summarize(rows: list[dict]) -> dict:
                 "greedy_call_rate": float(np.mean(flags)) if flags else None}
     return {"needs_call": group(calls, [r["argmax_call"] for r in rows if r["needs_call"]]),
             "needs_no_call": group(nones, [r["argmax_call"] for r in rows if not r["needs_call"]]),
-            "auc": auc(calls, nones)}
+            "auc": auc(calls, nones), "threshold": choose_threshold(rows)}
 
 
 def main(argv=None) -> int:
@@ -89,6 +100,13 @@ def main(argv=None) -> int:
         for spec in expand_suites(cfg.suites):
             name, limit = split_limit(spec, cfg.n or None)
             loaded[name] = load_suite(name, limit=limit, seed=cfg.seed)[0]
+        if cfg.save_threshold:
+            if not [n for n in loaded if n == "valid" or n.startswith("valid:")]:
+                raise ConfigError("--save-threshold chooses the threshold on the validation split: add `valid` to "
+                                  "--suites (never choose it on an eval suite)")
+            if cfg.model.lower().endswith(".gguf") or not Path(cfg.model).expanduser().is_dir():
+                raise ConfigError(f"--save-threshold stores the threshold in a model folder; {cfg.model} is not one "
+                                  "(choose it on the MLX model, then export: the GGUF carries it)")
     except (ConfigError, SuiteError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -110,7 +128,24 @@ def main(argv=None) -> int:
         fmt = lambda g: (f"n={g['n']} mean P(call)={g['mean_p_call']:.3f} greedy calls={g['greedy_call_rate']:.0%}"
                          if g["n"] else "n=0")
         print(f"{name}: needs a call: {fmt(s['needs_call'])}; needs none: {fmt(s['needs_no_call'])}; "
-              f"AUC {s['auc'] if s['auc'] is None else round(s['auc'], 3)}", flush=True)
+              f"AUC {s['auc'] if s['auc'] is None else round(s['auc'], 3)}"
+              + (f"; best threshold {s['threshold']['call_threshold']:.3f} (balanced accuracy "
+                 f"{s['threshold']['balanced_accuracy']:.3f})" if s["threshold"] else ""), flush=True)
+    if cfg.save_threshold:
+        info = next(s for n, s in result["suites"].items() if n == "valid" or n.startswith("valid:"))["threshold"]
+        if info is None:
+            print("error: the validation sample needs items of both kinds (a call, no call) to choose a threshold; "
+                  "raise --n", file=sys.stderr)
+            return 2
+        from nanoagent.models import run_model_folder
+
+        try:
+            where = save_threshold(run_model_folder(Path(cfg.model).expanduser()),
+                                   {**info, "chosen_on": "valid", "n": cfg.n, "seed": cfg.seed})
+        except ThresholdError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(f"call threshold {info['call_threshold']:.3f} saved to {where}")
     if cfg.out_dir:
         print(write_json(Path(cfg.out_dir) / f"{label}.json", result))
     return 0

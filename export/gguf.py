@@ -8,7 +8,8 @@ be written), then the model is loaded with nanoagent.models.load, written by exp
 export leaves no file under the final name), and unless --no-check the parity report of export.parity runs:
 llama.cpp on the new file against MLX on the source. Its summary is printed at the end, and the resolved config, the
 export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
-was written but parity is below the thresholds in export.config.
+was written but parity is below the thresholds in export.config. A call threshold stored with the source model
+(nanoagent/call_threshold.py) travels in the GGUF's metadata, so `nanoagent serve FILE.gguf` applies it.
 
 Left out: quantization types other than Q8_0/F16/F32 (run llama.cpp's llama-quantize on the F16 or F32 file).
 """
@@ -78,12 +79,16 @@ def export(cfg: ExportConfig, say=print) -> dict:
 
     from export.source import load_source
     from export.writer import write_gguf
+    from nanoagent.call_threshold import stored_threshold
 
     say(f"export: {source.folder} -> {out} ({cfg.type})")
     start = time.perf_counter()
     model, tokenizer, weights = load_source(source)
     load_s = time.perf_counter() - start
-    result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name)
+    threshold = stored_threshold(source.folder)
+    result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name,
+                        call_threshold=threshold)
+    result["call_threshold"] = threshold
     export_s = time.perf_counter() - start
     del weights
     result.update(load_seconds=round(load_s, 2), export_seconds=round(export_s, 2), source=str(source.folder),

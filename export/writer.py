@@ -104,11 +104,13 @@ def _order(name: str):
 
 
 def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str = "q8_0", name: str = "model",
-               chat_template: str | None = None, progress: bool = True) -> dict:
-    """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}."""
+               chat_template: str | None = None, progress: bool = True, call_threshold: float | None = None) -> dict:
+    """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}.
+    `call_threshold` (the one stored with the source model, nanoagent/call_threshold.py) goes into the metadata."""
     import gguf
     from tqdm import tqdm
 
+    from nanoagent.call_threshold import GGUF_KEY
     from nanoagent.render import CHAT_TEMPLATE
 
     qtype = check_type(qtype)
@@ -156,6 +158,8 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
         w.add_add_bos_token(False)
         w.add_add_space_prefix(False)
         w.add_chat_template(chat_template or CHAT_TEMPLATE)
+        if call_threshold is not None:
+            w.add_float32(GGUF_KEY, float(call_threshold))
         for gname in tqdm(sorted(tensors, key=_order), desc=f"encoding {qtype}", unit="tensor", disable=not progress):
             data, ggml_type = encode_tensor(tensors[gname], qtype)
             if qtype == "q8_0" and data.ndim == 2 and ggml_type.name == "F16":

@@ -1,0 +1,98 @@
+"""A model's call threshold: chosen on held-out data, stored with the model, read back by the backends.
+
+The threshold (what nanoagent/agent/backends/reply_rules.py applies) is part of the model a user gets, like a
+generation config: eval.decision chooses it on the validation split and saves it beside the weights; the GGUF
+export carries it as metadata; `nanoagent run` / `serve` apply it by default, eval only when asked
+(`--call-threshold model`), so eval's default figures stay the model's own greedy decisions.
+
+    info = choose_threshold(rows)            # rows: {"needs_call": bool, "p_call": float}; None without both kinds
+    save_threshold("runs/x/model", info)     # -> runs/x/model/call_threshold.json
+    stored_threshold("runs/x")               # 0.708, from a model or run folder, or a .gguf's metadata; else None
+    resolve_threshold("model", spec)         # "model" -> stored_threshold(spec); "off"/None -> None; a number stays
+
+Left out: per-tool or per-conversation thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FILE = "call_threshold.json"
+GGUF_KEY = "nanoagent.call_threshold"
+
+
+class ThresholdError(ValueError):
+    """A threshold value or file that can't be used; the message names it."""
+
+
+def choose_threshold(rows: list[dict]) -> dict | None:
+    """The threshold with the best balanced accuracy (the mean of the call and no-call groups' accuracies) over
+    the observed probabilities: a reply calls when P(call) >= threshold. None unless both groups are present."""
+    calls = sorted(r["p_call"] for r in rows if r["needs_call"])
+    nones = sorted(r["p_call"] for r in rows if not r["needs_call"])
+    if not calls or not nones:
+        return None
+    best = None
+    for t in sorted(set(calls) | set(nones)):
+        hit = sum(p >= t for p in calls) / len(calls)
+        reject = sum(p < t for p in nones) / len(nones)
+        score = 0.5 * (hit + reject)
+        if best is None or score > best[1]:
+            best = (t, score, hit, reject)
+    t, score, hit, reject = best
+    return {"call_threshold": t, "balanced_accuracy": round(score, 4), "calls_kept": round(hit, 4),
+            "no_calls_declined": round(reject, 4), "n_call": len(calls), "n_no_call": len(nones)}
+
+
+def check_threshold(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+        raise ThresholdError(f"{where}: call_threshold must be a probability between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def save_threshold(model_dir: str | Path, info: dict) -> Path:
+    from nanoagent.atomic import write_json
+
+    folder = Path(model_dir)
+    if not (folder / "config.json").is_file():
+        raise ThresholdError(f"{folder} is not a model folder (no config.json): save the threshold beside the "
+                             "weights of an MLX model or a run's model/ folder")
+    check_threshold(info.get("call_threshold"), str(folder / FILE))
+    return write_json(folder / FILE, info)
+
+
+def stored_threshold(spec: str | Path) -> float | None:
+    """The threshold stored with a model: a model or run folder's call_threshold.json, or a GGUF's metadata."""
+    path = Path(spec).expanduser()
+    if path.suffix.lower() == ".gguf" and path.is_file():
+        from nanoagent.gguf_import import open_gguf
+
+        field = open_gguf(path).fields.get(GGUF_KEY)
+        return None if field is None else check_threshold(float(field.contents()), f"{path} ({GGUF_KEY})")
+    if not path.is_dir():
+        return None
+    from nanoagent.models import run_model_folder
+
+    file = run_model_folder(path) / FILE
+    if not file.is_file():
+        return None
+    try:
+        value = json.loads(file.read_text()).get("call_threshold")
+    except (json.JSONDecodeError, AttributeError) as e:
+        raise ThresholdError(f"{file} is not a call-threshold file ({e}); delete it or rerun "
+                             "`python -m eval.decision --save-threshold`") from None
+    return check_threshold(value, str(file))
+
+
+def resolve_threshold(value, spec: str) -> float | None:
+    """A `--call-threshold` value: a number, "model" (the one stored with `spec`, None if it has none) or "off"."""
+    if value is None or value == "off":
+        return None
+    if value == "model":
+        return stored_threshold(spec)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ThresholdError(f"--call-threshold takes a probability, 'model' or 'off', got {value!r}") from None
+    return check_threshold(number, "--call-threshold")

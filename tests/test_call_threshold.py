@@ -1,0 +1,103 @@
+"""A model's call threshold from choice to use (nanoagent/call_threshold.py): chosen on the validation split by
+eval.decision, stored with the model, carried into the GGUF, applied by `serve` and `--call-threshold model`.
+
+Run: .venv/bin/python -m pytest tests/test_call_threshold.py -q
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nanoagent.call_threshold import (FILE, ThresholdError, choose_threshold, resolve_threshold, save_threshold,
+                                      stored_threshold)
+from nanoagent.testing import save_tiny_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rows(calls, nones):
+    return [{"needs_call": True, "p_call": p} for p in calls] + [{"needs_call": False, "p_call": p} for p in nones]
+
+
+def test_the_threshold_with_the_best_balanced_accuracy():
+    info = choose_threshold(rows([0.9, 0.8, 0.75], [0.7, 0.6, 0.85]))
+    assert info["call_threshold"] == 0.75  # keeps every call, declines 2 of 3 no-calls: 0.833
+    assert info["balanced_accuracy"] == pytest.approx(0.8333, abs=1e-4) and info["n_no_call"] == 3
+    assert choose_threshold(rows([0.9], [])) is None and choose_threshold([]) is None
+
+
+def test_the_committed_threshold_is_the_one_the_rule_chooses():
+    """0.708 (README, eval/results/quality) came from the stage-1 model's validation probe."""
+    probe = json.loads((ROOT / "eval/results/decision/quality-cpu.json").read_text())
+    assert choose_threshold(probe["suites"]["valid"]["items"])["call_threshold"] == pytest.approx(0.708, abs=5e-4)
+
+
+def test_stored_with_a_model_or_run_folder(tmp_path):
+    run = tmp_path / "run"
+    model = save_tiny_model(run / "model")
+    assert stored_threshold(run) is None and stored_threshold(tmp_path / "nothing") is None
+    save_threshold(model, {"call_threshold": 0.61, "chosen_on": "valid"})
+    assert stored_threshold(run) == 0.61 and stored_threshold(model) == 0.61
+    assert resolve_threshold("model", str(run)) == 0.61
+    (model / FILE).write_text("{not json")
+    with pytest.raises(ThresholdError, match="not a call-threshold file"):
+        stored_threshold(run)
+    (model / FILE).write_text('{"call_threshold": 1.2}')
+    with pytest.raises(ThresholdError, match="between 0 and 1"):
+        stored_threshold(run)
+    with pytest.raises(ThresholdError, match="not a model folder"):
+        save_threshold(tmp_path, {"call_threshold": 0.5})
+
+
+def test_resolving_a_flag_value():
+    assert resolve_threshold("off", "x") is None and resolve_threshold(None, "x") is None
+    assert resolve_threshold("0.7", "x") == 0.7 and resolve_threshold(0.25, "x") == 0.25
+    for bad in ("1.5", "0", "high"):
+        with pytest.raises(ThresholdError):
+            resolve_threshold(bad, "x")
+
+
+def test_decision_saves_it_and_the_gguf_and_serve_carry_it(tmp_path, capsys):
+    pytest.importorskip("llama_cpp")
+    from eval import decision
+    from export.gguf import main as export_main
+    from nanoagent.cli import load_model
+
+    fixture = tmp_path / "valid.jsonl"
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    data = [{"messages": [{"role": "user", "content": f"question {i}"}, {"role": "assistant", "content": "",
+             "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": i}}}]}],
+             "tools": [tool]} for i in range(4)]
+    data += [{"messages": [{"role": "user", "content": f"hello {i}"}, {"role": "assistant", "content": "hi"}],
+              "tools": [tool]} for i in range(4)]
+    fixture.write_text("".join(json.dumps(r) + "\n" for r in data))
+    model = save_tiny_model(tmp_path / "run" / "model")
+    args = ["--model", str(tmp_path / "run"), "--suites", f"valid:{fixture}", "--n", "0", "--out-dir", ""]
+    assert decision.main(args + ["--save-threshold"]) == 0
+    saved = json.loads((model / FILE).read_text())
+    assert saved["chosen_on"] == "valid" and 0 < saved["call_threshold"] < 1
+    assert "saved to" in capsys.readouterr().out
+
+    out = tmp_path / "t.gguf"
+    assert export_main(["--model", str(model), "--out", str(out), "--type", "f32", "--no-check"]) == 0
+    assert stored_threshold(out) == pytest.approx(saved["call_threshold"], rel=1e-6)  # float32 in the metadata
+    served = load_model(str(out), constrain=False, call_threshold="model")
+    assert served.gate.threshold == pytest.approx(saved["call_threshold"], rel=1e-6)
+    assert load_model(str(out), constrain=False, call_threshold="off").gate is None
+    assert load_model(str(model), constrain=False, call_threshold="model").gate.threshold == saved["call_threshold"]
+
+
+def test_bad_requests_fail_before_work(tmp_path, capsys):
+    from eval import decision, toolcall
+
+    model = save_tiny_model(tmp_path / "m")
+    assert decision.main(["--model", str(model), "--suites", "irrelevance", "--save-threshold"]) == 2
+    assert "add `valid` to --suites" in capsys.readouterr().err
+    assert toolcall.main(["--model", str(model), "--suites", "simple_python@1", "--call-threshold", "model",
+                          "--out-dir", str(tmp_path / "o")]) == 2
+    assert "has no stored threshold" in capsys.readouterr().err
+    assert toolcall.main(["--model", str(model), "--suites", "simple_python@1", "--call-threshold", "2",
+                          "--out-dir", str(tmp_path / "o")]) == 2
+    assert "between 0 and 1" in capsys.readouterr().err
