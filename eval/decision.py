@@ -35,9 +35,8 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, parse_config
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 from nanoagent.atomic import write_json
-from nanoagent.call_threshold import ThresholdError, choose_threshold, save_threshold
+from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
 from nanoagent.machine import machine_info
-from nanoagent.toolcall import OPEN
 
 
 @dataclass
@@ -59,23 +58,6 @@ def auc(pos: list[float], neg: list[float]) -> float | None:
         return None
     p, q = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
     return float(((p > q).sum() + 0.5 * (p == q).sum()) / (p.size * q.size))
-
-
-def call_probabilities(model, tokenizer, items) -> list[dict]:
-    """Per item: P(first reply token opens a call) and whether it is the most likely first token."""
-    import mlx.core as mx
-
-    from nanoagent.render import backend_tokenizer, render_prompt
-
-    open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
-    out = []
-    for item in items:
-        ids = render_prompt(item.messages, item.tools, tokenizer)
-        logits = model(mx.array([ids]))[0, -1].astype(mx.float32)
-        probs = mx.softmax(logits)
-        out.append({"id": item.id, "needs_call": item.expect != "no_call", "p_call": round(probs[open_id].item(), 6),
-                    "argmax_call": int(mx.argmax(logits).item()) == open_id, "prompt_tokens": len(ids)})
-    return out
 
 
 def summarize(rows: list[dict]) -> dict:

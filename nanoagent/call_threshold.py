@@ -5,6 +5,7 @@ generation config: eval.decision chooses it on the validation split and saves it
 export carries it as metadata; `nanoagent run` / `serve` apply it by default, eval only when asked
 (`--call-threshold model`), so eval's default figures stay the model's own greedy decisions.
 
+    rows = call_probabilities(model, tokenizer, items)   # P(first reply token opens a call), one forward pass each
     info = choose_threshold(rows)            # rows: {"needs_call": bool, "p_call": float}; None without both kinds
     save_threshold("runs/x/model", info)     # -> runs/x/model/call_threshold.json
     stored_threshold("runs/x")               # 0.708, from a model or run folder, or a .gguf's metadata; else None
@@ -20,6 +21,25 @@ from pathlib import Path
 
 FILE = "call_threshold.json"
 GGUF_KEY = "nanoagent.call_threshold"
+
+
+def call_probabilities(model, tokenizer, items) -> list[dict]:
+    """Per eval item (nanoagent.suites): P(first reply token opens a call) under an MLX model, whether that token is
+    the most likely one, and whether the item needs a call."""
+    import mlx.core as mx
+
+    from nanoagent.render import backend_tokenizer, render_prompt
+    from nanoagent.toolcall import OPEN
+
+    open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
+    out = []
+    for item in items:
+        ids = render_prompt(item.messages, item.tools, tokenizer)
+        logits = model(mx.array([ids]))[0, -1].astype(mx.float32)
+        probs = mx.softmax(logits)
+        out.append({"id": item.id, "needs_call": item.expect != "no_call", "p_call": round(probs[open_id].item(), 6),
+                    "argmax_call": int(mx.argmax(logits).item()) == open_id, "prompt_tokens": len(ids)})
+    return out
 
 
 class ThresholdError(ValueError):

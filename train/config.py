@@ -56,6 +56,9 @@ class DFTConfig(TrainingConfig):
     val_batches: int = 0  # 0: the whole validation set
     validity_n: int = 16  # held-out tool-calling prompts scored before and after training; 0 disables
     validity_max_tokens: int = 96
+    # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
+    # saved with the model (nanoagent/call_threshold.py; serve and the GGUF export use it); 0 disables
+    threshold_n: int = 150
     keep_best: bool = True  # the final model is the step with the lowest validation cross-entropy, not the last
 
 
@@ -90,7 +93,7 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
 
 
 # What may change when a run resumes: how long it runs and how it reports, not what it trains.
-RESUME_SAFE = {"steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n",
+RESUME_SAFE = {"steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n", "threshold_n",
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 

@@ -11,12 +11,13 @@ Order of work, so bad input fails in seconds, not hours: config (unknown keys, b
 from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
 -> training (progress bar, metrics.jsonl, checkpoints, best weights by validation cross-entropy) -> final model
-(the best weights, with `keep_best`), loss.png -> validity after -> summary.json.
+(the best weights, with `keep_best`), loss.png -> validity after -> the call threshold, chosen on the validation
+split and saved with the model (`threshold_n`; nanoagent/call_threshold.py) -> summary.json.
 Validity is scored by the eval stage (`nanoagent.scoring.evaluate_model`, the runner eval.toolcall uses; greedy, batched): the share of replies on held-out
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
 The run folder: config.yaml (resolved), data_stats.json, metrics.jsonl, checkpoints/, validity.json, loss.png,
-summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`).
+summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`; call_threshold.json beside it).
 Left out: evaluation beyond validity (eval stage), GGUF export (export stage).
 """
 
@@ -189,6 +190,8 @@ def run(cfg: DFTConfig) -> dict:
             write_json(validity_path, validity)
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
                 f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
+        if valid_path and cfg.threshold_n:
+            summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say))
         vals = read_metrics(run_dir / "metrics.jsonl", "valid")
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
@@ -201,6 +204,25 @@ def run(cfg: DFTConfig) -> dict:
         write_json(run_dir / "summary.json", summary)
         say(json.dumps(summary, indent=2))
     return summary
+
+
+def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say) -> dict:
+    """Choose the call threshold on a seeded sample of the validation split and save it with the final model
+    (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind."""
+    from nanoagent.call_threshold import call_probabilities, choose_threshold, save_threshold
+    from nanoagent.suites import load_suite
+
+    items, _ = load_suite(f"valid:{valid_path}", limit=n, seed=seed)
+    say(f"call threshold: P(call) on {len(items)} validation prompts ...", flush=True)
+    info = choose_threshold(call_probabilities(model, tokenizer, items))
+    if info is None:
+        say("  no threshold: the validation sample needs prompts that need a call and prompts that need none")
+        return {"call_threshold": None}
+    save_threshold(model_dir, {**info, "chosen_on": "valid", "n": n, "seed": seed})
+    say(f"  {info['call_threshold']:.3f} (balanced accuracy {info['balanced_accuracy']:.3f}: keeps "
+        f"{info['calls_kept']:.0%} of calls, declines {info['no_calls_declined']:.0%} of no-call prompts); saved "
+        f"with the model, so `nanoagent serve` and the GGUF export use it")
+    return {"call_threshold": info["call_threshold"], "call_threshold_balanced_accuracy": info["balanced_accuracy"]}
 
 
 def main(argv: list[str] | None = None) -> int:
