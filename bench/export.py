@@ -68,7 +68,7 @@ def parity(path, model, tok, f32_cache: bool = False) -> dict:
 
 def main(argv=None) -> int:
     from export.source import load_source, resolve_source
-    from export.writer import write_gguf
+    from nanoagent.gguf_writer import write_gguf
     from nanoagent.models import embedded_gguf
 
     p = argparse.ArgumentParser(prog="python -m bench.export", description=__doc__.split("\n")[0])

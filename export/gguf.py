@@ -4,7 +4,7 @@
     python -m export.gguf --model embedded --out smollm2-135m-q8_0.gguf
 
 Order of work: every input is checked first (the type, the model folder and its architecture, that the output can
-be written), then the model is loaded with nanoagent.models.load, written by export.writer (atomically: a failed
+be written), then the model is loaded with nanoagent.models.load, written by nanoagent.gguf_writer (atomically: a failed
 export leaves no file under the final name), and unless --no-check the parity report of export.parity runs:
 llama.cpp on the new file against MLX on the source. Its summary is printed at the end, and the resolved config, the
 export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
@@ -24,7 +24,7 @@ from pathlib import Path
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig, parse, write_resolved
 from export.source import ExportError, resolve_source
-from export.writer import check_type
+from nanoagent.gguf_writer import check_type
 
 
 def check_output(out: str | Path) -> Path:
@@ -78,7 +78,7 @@ def export(cfg: ExportConfig, say=print) -> dict:
                               "or pass --no-check to only write the file") from None
 
     from export.source import load_source
-    from export.writer import write_gguf
+    from nanoagent.gguf_writer import write_gguf
     from nanoagent.call_threshold import stored_threshold
 
     say(f"export: {source.folder} -> {out} ({cfg.type})")

@@ -20,10 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-
-
-class ExportError(RuntimeError):
-    """Bad input for an export; the message names the input and what to do."""
+from nanoagent.gguf_vocab import ExportError  # bad input for an export; the writer raises it too
 
 
 @dataclass

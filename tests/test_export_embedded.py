@@ -26,7 +26,7 @@ def source():
 
 @pytest.fixture(scope="module")
 def q8_file(source, tmp_path_factory):
-    from export.writer import write_gguf
+    from nanoagent.gguf_writer import write_gguf
 
     src, _, tok, weights = source
     return write_gguf(weights, src.config, tok, tmp_path_factory.mktemp("q8") / "smollm2-Q8_0.gguf", "q8_0",
@@ -65,7 +65,7 @@ def test_f32_export_matches_mlx_to_float_rounding(source, tmp_path):
     """With F32 weights and an F32 KV cache llama.cpp does the same arithmetic as MLX: unlike the Q4_1 original
     (activations quantized to 8 bits, ~98% top-1 agreement), the export agrees everywhere."""
     from export.parity import mlx_logits, open_llama, prompts
-    from export.writer import write_gguf
+    from nanoagent.gguf_writer import write_gguf
 
     src, model, tok, weights = source
     path = write_gguf(weights, src.config, tok, tmp_path / "f32.gguf", "f32", progress=False)["path"]

@@ -14,7 +14,7 @@ import pytest
 
 from export.gguf import main
 from export.source import ExportError, resolve_source
-from export.writer import permute_rows, write_gguf
+from nanoagent.gguf_writer import permute_rows, write_gguf
 from nanoagent.gguf_import import _unpermute
 
 TEXTS = ["hello there, 12345 cats", "<|im_start|>user\nweather in Paris?<|im_end|>\n<|im_start|>assistant\n",
@@ -159,7 +159,7 @@ def test_a_missing_permutation_is_caught(tiny, tmp_path, monkeypatch):
     llama_cpp = pytest.importorskip("llama_cpp")
     import mlx.core as mx
 
-    import export.writer as writer
+    import nanoagent.gguf_writer as writer
 
     src, model, tok, weights = tiny
     monkeypatch.setattr(writer, "permute_rows", lambda w, n_head: w)
@@ -239,7 +239,7 @@ def test_failed_export_leaves_no_partial_file(tiny, tmp_path, monkeypatch):
     out = tmp_path / "keep.gguf"
     out.write_bytes(b"the previous good file")
     calls = {"n": 0}
-    import export.writer as writer
+    import nanoagent.gguf_writer as writer
 
     real = writer.encode_tensor
 
@@ -259,7 +259,7 @@ def test_failed_export_leaves_no_partial_file(tiny, tmp_path, monkeypatch):
 def test_unsupported_tokenizers_are_refused(tiny):
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    from export.vocab import pre_tokenizer_name, tokenizer_metadata
+    from nanoagent.gguf_vocab import pre_tokenizer_name, tokenizer_metadata
 
     assert pre_tokenizer_name({"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}) == "gpt2"
     with pytest.raises(ExportError, match="no llama.cpp equivalent"):

@@ -1,4 +1,5 @@
 """A byte-level BPE tokenizer as GGUF tokenizer metadata: the inverse of nanoagent.gguf_import's tokenizer rebuild.
+Also home of ExportError, which every GGUF-writing module raises (the writer below, the export stage above).
 
 `tokenizer_metadata(tokenizer, n_vocab)` returns the `tokenizer.ggml.*` values llama.cpp needs: model "gpt2"
 (byte-level BPE), the pre-tokenizer name ("smollm" when digits are split one by one before the byte-level regex,
@@ -17,7 +18,11 @@ from __future__ import annotations
 
 import json
 
-from export.source import ExportError
+
+class ExportError(RuntimeError):
+    """A model or tokenizer the GGUF writer can't write; the message names the input and what to do (the export
+    stage's commands report it as bad input)."""
+
 from nanoagent.render import backend_tokenizer
 
 NORMAL, CONTROL, USER_DEFINED, UNUSED = 1, 3, 4, 5

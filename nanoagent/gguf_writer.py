@@ -1,4 +1,6 @@
 """Write llama weights + tokenizer + our chat template as a GGUF file: the exact inverse of nanoagent.gguf_import.
+In the library because the export stage writes release files with it and GRPO writes the policy it syncs into
+its llama.cpp rollout engine.
 
 Tensor names are gguf_import's table read backwards; attention Q and K rows get llama.cpp's rope permutation (the
 inverse of `gguf_import._unpermute`); 1-D tensors (the RMS norms) stay float32; a tied embedding is written once
@@ -21,8 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from export.source import ExportError
-from export.vocab import tokenizer_metadata
+from nanoagent.gguf_vocab import ExportError, tokenizer_metadata
 from nanoagent.gguf_import import _LAYER_NAMES, _TOP_NAMES
 
 TYPES = ("q8_0", "f16", "f32")
