@@ -98,10 +98,7 @@ def check_config(cfg: dict, where: Path | str) -> None:
 
 def load_source(source: Source):
     """(mlx-lm model, tokenizer wrapper, {hf_name: float32 numpy array}) for a resolved source."""
-    import mlx.core as mx
-    import numpy as np
-    from mlx.utils import tree_flatten
-
+    from nanoagent.gguf_writer import model_weights
     from nanoagent.models import ModelLoadError, load
 
     try:
@@ -112,7 +109,4 @@ def load_source(source: Source):
         from mlx_lm.utils import dequantize_model
 
         model = dequantize_model(model)
-    weights = {}
-    for name, value in tree_flatten(model.parameters()):
-        weights[name] = np.asarray(value.astype(mx.float32))
-    return model, tokenizer, weights
+    return model, tokenizer, model_weights(model)

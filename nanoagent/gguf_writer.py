@@ -10,6 +10,7 @@ when complete, so a failed export never leaves a partial file under the final na
 
 Usage:
     write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", name="my-model")
+    write_gguf(model_weights(model), config, tokenizer, "policy.gguf", qtype="f16")   # an MLX model, LoRA fused
 
 Left out: K-quants and other block types (llama.cpp's `llama-quantize` makes them from our F16/F32 file), split
 files, big-endian output.
@@ -32,6 +33,26 @@ BLOCK = 32  # Q8_0 block size: a row length must be a multiple of it
 # Hugging Face llama names -> GGUF names: gguf_import's table inverted, so export and import can't drift apart.
 _TO_GGUF_LAYER = {hf: g for g, hf in _LAYER_NAMES.items()}
 _TO_GGUF_TOP = {hf: g for g, hf in _TOP_NAMES.items()}
+
+
+def model_weights(model) -> dict[str, np.ndarray]:
+    """An mlx-lm model's weights as float32 numpy arrays under Hugging Face names, LoRA layers fused (W + scale *
+    B^T A^T) without changing the model: what write_gguf takes, from a folder's model or a policy in training."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    lora = {name: m for name, m in model.named_modules() if hasattr(m, "fuse") and hasattr(m, "lora_a")}
+    weights = {}
+    for name, value in tree_flatten(model.parameters()):
+        owner, _, leaf = name.rpartition(".")
+        if leaf in ("lora_a", "lora_b"):
+            continue
+        if owner.endswith(".linear") and owner[:-len(".linear")] in lora:  # a LoRA layer's base weight: fused
+            owner = owner[:-len(".linear")]
+            value = getattr(lora[owner].fuse(), leaf)
+            name = f"{owner}.{leaf}"
+        weights[name] = np.asarray(value.astype(mx.float32))
+    return weights
 
 
 def check_type(qtype: str) -> str:

@@ -151,12 +151,19 @@ def std(xs) -> float | None:
     return (sum((x - m) ** 2 for x in xs) / len(xs)) ** 0.5 if xs else None
 
 
-def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model=None) -> dict:
-    """One step: pick the groups (pick_groups), roll out and score each by its family, save the rollouts, update."""
+def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model=None,
+               engine=None) -> dict:
+    """One step: pick the groups (pick_groups), roll out and score each by its family, save the rollouts, update.
+    With a llama.cpp `engine` (train/grpo_engine.py) the policy is synced into it first and generates the
+    rollouts; MLX then recomputes their log-probs."""
+    from train.grpo_engine import relogprob
     from train.grpo_loss import make_batches
     from train.grpo_rollout import coding_group
     from train.grpo_toolcall import toolcall_group
 
+    sync_s = engine.sync(model) if engine is not None and step > 0 else 0.0  # step 0: written at start
+    if engine is not None:
+        backend = engine.backend
     t0 = time.perf_counter()
     groups = []
     for gi, (family, task) in enumerate(pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step)):
@@ -177,7 +184,8 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
         budget = max(cfg.max_turns * cfg.max_tokens_per_turn if cfg.task_mix.get("coding") else 0,
                      cfg.toolcall_max_tokens if cfg.task_mix.get("toolcall") else 0)
         batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
-        upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False}
+        gap = relogprob(model, batches) if engine is not None else {}
+        upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False, **gap}
     update_s = time.perf_counter() - t1
     totals = [x for g in groups for x in g.totals]
     coding = [g for g in groups if g.family == "coding"]
@@ -189,6 +197,7 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
             "valid_call_rate": mean([x for g in coding for x in g.parts["valid_calls"]]),
             "test_pass_rate": mean([x for g in coding for x in g.parts["tests"]]),
             "tokens_generated": tokens, "rollout_s": round(rollout_s, 3), "update_s": round(update_s, 3),
+            "sync_s": round(sync_s, 3),
             "rollout_tokens_per_s": tokens / max(rollout_s, 1e-9), "zero_adv_groups": zero_groups,
             "zero_adv_share": zero_groups / max(len(groups), 1), "crashed_rollouts": sum(g.crashed for g in groups),
             "group_errors": sum(g.errors for g in groups),
@@ -265,6 +274,14 @@ def run(cfg: GRPOConfig) -> dict:
             step = restored["step"]
             print(f"resumed at step {step} from {restored['path']}", flush=True)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
+    engine = None
+    if cfg.rollout_engine == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
+        from train.grpo_engine import LlamaCppRollouts
+
+        engine = LlamaCppRollouts(model, tokenizer, json.loads((base_folder / "config.json").read_text()),
+                                  run_dir / "engine", cfg.engine_gguf_type, top_p=cfg.top_p)
+        print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; "
+              "again before every step)", flush=True)
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_config(cfg, run_dir)
@@ -273,7 +290,7 @@ def run(cfg: GRPOConfig) -> dict:
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
     while step < cfg.steps:
-        info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model)
+        info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model, engine)
         step += 1
         rollout_s += info["rollout_s"]
         update_s += info["update_s"]
@@ -286,6 +303,9 @@ def run(cfg: GRPOConfig) -> dict:
             path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
             metrics.write("checkpoint", {"step": step, "path": str(path)})
     bar.close()
+    if engine is not None:  # a copy of the policy for rollouts only: model/ below is the result
+        engine.close()
+        engine.path.unlink(missing_ok=True)
     if eval_tasks:
         print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
         evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)

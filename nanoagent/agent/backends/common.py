@@ -71,3 +71,17 @@ class TextStream:
         if len(text) > self.sent:
             self.on_text(text[self.sent:])
             self.sent = len(text)
+
+
+def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], list[dict]]]:
+    """Accept `[messages, ...]` with one shared `tools`, or `[(messages, tools), ...]`."""
+    pairs = []
+    for i, conv in enumerate(conversations):
+        if isinstance(conv, tuple) and len(conv) == 2:
+            pairs.append((list(conv[0]), list(conv[1] or [])))
+        elif isinstance(conv, list) and all(isinstance(m, dict) for m in conv):
+            pairs.append((conv, list(tools or [])))
+        else:
+            raise TypeError(f"conversations[{i}] must be a list of message dicts or a (messages, tools) pair, "
+                            f"got {type(conv).__name__}")
+    return pairs

@@ -21,8 +21,10 @@ Usage:
     c = backend.complete(messages, tools, max_tokens=256, temperature=0.0, seed=0)
     backend = LlamaCppBackend(path, constrain=True)       # schema-constrained tool calls
 
-Left out: GPU offload settings beyond `n_gpu_layers`, batching (llama-cpp-python's high-level API runs one
-sequence).
+`complete_batch` generates several conversations together in a second, multi-sequence context over the same
+weights (llamacpp_batch.py): a GRPO group's rollouts or an eval batch.
+
+Left out: GPU offload settings beyond `n_gpu_layers`.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
-                                             stop_token_ids)
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix,
+                                             conversations_with_tools, decode, stop_token_ids)
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
@@ -87,12 +89,14 @@ class LlamaCppBackend:
         self.path, self.top_p = path, top_p
         self.tokenizer = tokenizer if tokenizer is not None else tokenizer_for_gguf(path)
         self.stop_ids = stop_token_ids(self.tokenizer)
-        self.llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(),
-                         n_gpu_layers=n_gpu_layers, logits_all=False, verbose=False)
+        self._llama_options = dict(n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(), n_gpu_layers=n_gpu_layers,
+                                   logits_all=False, verbose=False)
+        self.llm = Llama(model_path=str(path), **self._llama_options)
         self.n_vocab = self.llm.n_vocab()
         if check_tokenizer:
             self._check_tokenizer()
         self.gate = CallGate(self.tokenizer, call_threshold) if call_threshold is not None else None
+        self._batch = None  # the multi-sequence context of complete_batch (llamacpp_batch.py), made when needed
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -141,9 +145,7 @@ class LlamaCppBackend:
         prompt_ids = render_prompt(messages, tools, self.tokenizer)
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
-        required = tool_choice == "required" or (self.grammars is not None and self.grammars.require_call)
-        rules = ReplyRules(self.gate.reply() if self.gate and tools and not required else None,  # a must-call: no gate
-                           self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None)
+        rules = self._rules(tools, tool_choice)
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         ids, raw, sampled, finish = [], [], [], "length"
         room = self.llm.n_ctx() - len(prompt_ids)
@@ -169,5 +171,61 @@ class LlamaCppBackend:
             logprobs=raw, finish_reason=finish, prompt_tokens=len(prompt_ids), completion_tokens=len(ids),
             seconds=time.perf_counter() - start, sampling_logprobs=sampled)
 
+    def _rules(self, tools, tool_choice: str = "auto") -> ReplyRules:
+        """One reply's rules: the call threshold (not when a call is required), then the grammar."""
+        required = tool_choice == "required" or (self.grammars is not None and self.grammars.require_call)
+        return ReplyRules(self.gate.reply() if self.gate and tools and not required else None,
+                          self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None)
+
+    def sequence_batch(self, n_seq: int, n_ctx: int):
+        """The multi-sequence context for `n_seq` rows and `n_ctx` positions, rebuilt only when it is too small."""
+        from nanoagent.agent.backends.llamacpp_batch import SequenceBatch
+
+        if self._batch is None or self._batch.n_seq < n_seq or self._batch.n_ctx < n_ctx:
+            if self._batch is not None:
+                self._batch.close()
+            self._batch = None
+            self._batch = SequenceBatch(self.llm, n_seq, n_ctx)
+        return self._batch
+
+    def complete_batch(self, conversations, tools: list[dict] | None = None, *, max_tokens: int,
+                       temperature: float, seed: int | None) -> list[SampledCompletion]:
+        """One Completion per conversation, generated together in one llama.cpp context (llamacpp_batch.py);
+        `conversations` as in conversations_with_tools. Each Completion's `seconds` is the whole batch's."""
+        from nanoagent.agent.backends.llamacpp_batch import generate_rows
+
+        check_request(temperature, self.top_p, max_tokens)
+        pairs = conversations_with_tools(conversations, tools)
+        if not pairs:
+            return []
+        start = time.perf_counter()
+        prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
+        rules = [self._rules(t) or None for _, t in pairs]
+        rows = generate_rows(self, prompts, rules, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        seconds = time.perf_counter() - start
+        return [SampledCompletion(text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompts[i],
+                                  completion_ids=ids, logprobs=raw, finish_reason=finish,
+                                  prompt_tokens=len(prompts[i]), completion_tokens=len(ids), seconds=seconds,
+                                  sampling_logprobs=sampled)
+                for i, (ids, raw, sampled, finish) in enumerate(rows)]
+
+    def reload(self, path: str | Path) -> None:
+        """Swap in other weights for the same architecture and tokenizer (GRPO's policy sync): a new GGUF file,
+        loaded with the same settings; the caches start empty."""
+        from llama_cpp import Llama
+
+        if self._batch is not None:
+            self._batch.close()
+            self._batch = None
+        self.llm.close()
+        self.path = Path(path)
+        self.llm = Llama(model_path=str(self.path), **self._llama_options)
+        if self.llm.n_vocab() != self.n_vocab:
+            raise BackendError(f"{self.path.name} has {self.llm.n_vocab()} tokens, not the {self.n_vocab} of the "
+                               "model it replaces")
+
     def close(self) -> None:
+        if self._batch is not None:
+            self._batch.close()
+            self._batch = None
         self.llm.close()

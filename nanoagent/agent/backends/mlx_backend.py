@@ -48,8 +48,8 @@ import numpy as np
 from mlx_lm.generate import BatchGenerator, generate_step
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix, decode,
-                                             stop_token_ids)
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix,
+                                             conversations_with_tools, decode, stop_token_ids)
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
@@ -59,20 +59,6 @@ from nanoagent.render import render_prompt
 
 
 MIN_SHARED_PREFIX = 16  # below this, prefilling a shared prefix separately is not worth a pass
-
-
-def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], list[dict]]]:
-    """Accept `[messages, ...]` with one shared `tools`, or `[(messages, tools), ...]`."""
-    pairs = []
-    for i, conv in enumerate(conversations):
-        if isinstance(conv, tuple) and len(conv) == 2:
-            pairs.append((list(conv[0]), list(conv[1] or [])))
-        elif isinstance(conv, list) and all(isinstance(m, dict) for m in conv):
-            pairs.append((conv, list(tools or [])))
-        else:
-            raise TypeError(f"conversations[{i}] must be a list of message dicts or a (messages, tools) pair, "
-                            f"got {type(conv).__name__}")
-    return pairs
 
 
 class MLXBackend:

@@ -1,0 +1,158 @@
+"""GRPO's llama.cpp rollout engine on a tiny random llama: the multi-sequence batch matches one-at-a-time
+generation, a synced policy's next-token log-probs match MLX's, LoRA is fused into what is synced, MLX recomputes
+the ratio's log-probs, and a run with `--rollout-engine llamacpp` trains and logs the sync.
+
+The bounds: F32 weights in llama.cpp against MLX's float32 agree to 2e-3 in log-prob (different kernels and
+summation order); the batch against single-stream generation in llama.cpp itself to 1e-4.
+
+Run: .venv/bin/python -m pytest tests/test_grpo_engine.py -q
+"""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import json
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+pytest.importorskip("llama_cpp")
+
+from mlx_lm import load as mlx_load  # noqa: E402
+
+from nanoagent.gguf_writer import model_weights  # noqa: E402
+from nanoagent.render import render_prompt  # noqa: E402
+from nanoagent.testing import save_tiny_model  # noqa: E402
+from train.grpo_engine import LlamaCppRollouts, relogprob  # noqa: E402
+
+TOOLS = [{"type": "function", "function": {"name": "shell", "description": "run a command",
+                                            "parameters": {"type": "object",
+                                                           "properties": {"cmd": {"type": "string"}},
+                                                           "required": ["cmd"]}}}]
+CHAT = [{"role": "system", "content": "You fix code."}, {"role": "user", "content": "list the files"}]
+OTHER = [{"role": "user", "content": "what is in the readme file of this repository, briefly?"}]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    folder = save_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+    model, tok = mlx_load(str(folder))
+    return folder, model, tok
+
+
+@pytest.fixture(scope="module")
+def engine(tiny, tmp_path_factory):
+    folder, model, tok = tiny
+    e = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()),
+                         tmp_path_factory.mktemp("engine"), qtype="f32", threads=2, n_ctx=2048)
+    yield e
+    e.close()
+
+
+def mlx_logprobs(model, prompt_ids, completion_ids):
+    ids = prompt_ids + completion_ids
+    logits = model(mx.array([ids[:-1]]))[0].astype(mx.float32)
+    lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    n = len(prompt_ids)
+    return [lp[n - 1 + i, t].item() for i, t in enumerate(completion_ids)]
+
+
+@pytest.mark.parametrize("conversations", [[CHAT, CHAT, CHAT], [CHAT, OTHER, CHAT]], ids=["shared", "ragged"])
+def test_a_batch_matches_one_conversation_at_a_time(engine, conversations):
+    backend = engine.backend
+    singles = [backend.complete(c, TOOLS, max_tokens=12, temperature=0.0, seed=0) for c in conversations]
+    batch = backend.complete_batch(conversations, TOOLS, max_tokens=12, temperature=0.0, seed=0)
+    for s, b in zip(singles, batch):
+        assert b.completion_ids == s.completion_ids and b.prompt_ids == s.prompt_ids
+        np.testing.assert_allclose(b.logprobs, s.logprobs, atol=1e-4)
+        assert b.finish_reason == s.finish_reason
+
+
+def test_sampled_rows_differ_and_repeat_with_the_seed(engine):
+    backend = engine.backend
+    a = backend.complete_batch([CHAT] * 3, TOOLS, max_tokens=10, temperature=1.0, seed=3)
+    b = backend.complete_batch([CHAT] * 3, TOOLS, max_tokens=10, temperature=1.0, seed=3)
+    assert [c.completion_ids for c in a] == [c.completion_ids for c in b]
+    assert len({tuple(c.completion_ids) for c in a}) > 1
+
+
+def test_synced_policy_matches_mlx_and_follows_updates(tiny, engine):
+    """After a sync, llama.cpp's log-probs of what it samples are MLX's own within 2e-3; after the weights change
+    and another sync, they follow (and differ from before)."""
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    folder, _, tok = tiny
+    model, _ = mlx_load(str(folder))  # a fresh copy: this test changes its weights
+    linear_to_lora_layers(model, 2, {"rank": 4, "scale": 20.0, "dropout": 0.0})
+    engine.sync(model)
+    c = engine.backend.complete_batch([CHAT], TOOLS, max_tokens=8, temperature=1.0, seed=1)[0]
+    before = mlx_logprobs(model, c.prompt_ids, c.completion_ids)
+    np.testing.assert_allclose(c.logprobs, before, atol=2e-3)
+    for layer in model.model.layers[-2:]:  # a LoRA update: B away from zero
+        layer.self_attn.q_proj.lora_b = mx.ones_like(layer.self_attn.q_proj.lora_b) * 0.05
+        layer.mlp.down_proj.lora_b = mx.ones_like(layer.mlp.down_proj.lora_b) * 0.05
+    mx.eval(model.parameters())
+    after = mlx_logprobs(model, c.prompt_ids, c.completion_ids)
+    assert max(abs(x - y) for x, y in zip(before, after)) > 0.01
+    engine.sync(model)
+    probe = engine.backend.complete_batch([CHAT], TOOLS, max_tokens=1, temperature=0.0, seed=0)[0]
+    np.testing.assert_allclose(probe.logprobs, mlx_logprobs(model, probe.prompt_ids, probe.completion_ids),
+                               atol=2e-3)
+    assert engine.syncs >= 3 and engine.sync_seconds > 0
+
+
+def test_lora_is_fused_into_the_synced_weights(tiny):
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    from train.tuning import fuse_lora
+
+    folder, _, _ = tiny
+    model, _ = mlx_load(str(folder))
+    linear_to_lora_layers(model, 1, {"rank": 2, "scale": 10.0, "dropout": 0.0})
+    layer = model.model.layers[-1].self_attn.v_proj
+    layer.lora_b = mx.ones_like(layer.lora_b) * 0.1
+    weights = model_weights(model)
+    assert not any("lora" in k or ".linear." in k for k in weights)
+    fuse_lora(model)
+    fused = model_weights(model)
+    assert weights.keys() == fused.keys()
+    for k in weights:
+        np.testing.assert_allclose(weights[k], fused[k], atol=1e-6)
+
+
+def test_relogprob_puts_mlx_numbers_in_and_reports_the_gap(tiny):
+    from train.grpo_loss import completion_sample, make_batches
+
+    _, model, tok = tiny
+    prompt = render_prompt(CHAT, TOOLS, tok)
+    ids = [5, 9, 11]
+    true = mlx_logprobs(model, prompt, ids)
+    batches = make_batches([completion_sample(prompt, ids, [x + 0.01 for x in true], 1.0)], 4)
+    gap = relogprob(model, batches)
+    np.testing.assert_allclose(batches[0].old_logprobs, true, atol=1e-5)
+    assert gap["sampler_logprob_gap_mean"] == pytest.approx(0.01, abs=1e-4)
+
+
+def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, monkeypatch):
+    import train.grpo_rollout as rollout_mod
+    from train.grpo import run
+    from train.grpo_config import load_grpo_config
+
+    model_dir = save_tiny_model(tmp_path / "tiny")
+    real_score = rollout_mod.score_group
+
+    def varied(trajs, task, weights):  # a random model never passes: give the group a spread so it updates
+        s = real_score(trajs, task, weights)
+        s["totals"] = [float(i % 2) for i in range(len(trajs))]
+        return s
+    monkeypatch.setattr(rollout_mod, "score_group", varied)
+    run_dir = tmp_path / "run"
+    run(load_grpo_config(["--model", str(model_dir), "--run-dir", str(run_dir), "--steps", "2", "--group-size", "2",
+                          "--tasks-per-step", "1", "--max-turns", "1", "--max-tokens-per-turn", "8",
+                          "--no-progress", "--task-mix", "coding=1", "--rollout-engine", "llamacpp",
+                          "--engine-gguf-type", "f32", "--no-plot"]))
+    rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train"' in x]
+    assert [r["step"] for r in rows] == [1, 2] and not rows[0]["skipped_update"]
+    assert rows[0]["sync_s"] == 0 and rows[1]["sync_s"] > 0  # step 1 uses the copy written at the start
+    assert 0 <= rows[0]["sampler_logprob_gap_mean"] < 2e-3
+    assert not list((run_dir / "engine").glob("*.gguf"))  # the rollout copy is removed at the end

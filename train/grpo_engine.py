@@ -1,0 +1,79 @@
+"""GRPO's llama.cpp rollout engine (`rollout_engine: llamacpp`): the policy, synced into llama.cpp every step.
+
+MLX trains; llama.cpp generates, the way vLLM serves the policy in RL recipes for larger models. Before each
+step's rollouts `sync` writes the current policy (LoRA fused, `nanoagent.gguf_writer.model_weights`) as a GGUF
+(F16 by default) and reloads it into the llama.cpp backend, whose `complete_batch` generates a group in one
+multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py). The sampled ids are exact; the log-probs
+the ratio needs are then recomputed by MLX on those ids (`relogprob`), and how far llama.cpp's own log-probs were
+from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights and llama.cpp's kernels are not MLX's
+float32.
+
+    engine = LlamaCppRollouts(model, tokenizer, config, folder=run_dir / "engine")
+    engine.sync(model)                     # seconds; before every step's rollouts
+    groups = ... engine.backend ...        # any rollout code that takes a backend
+    gap = relogprob(model, batches)        # MLX log-probs into the batches; returns the gap statistics
+
+Left out: syncing only the LoRA adapter (llama.cpp can load GGUF adapters; writing them is not done here),
+asynchronous rollouts while the update runs.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+class LlamaCppRollouts:
+    """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (one file, replaced each sync)."""
+
+    def __init__(self, model, tokenizer, config: dict, folder: str | Path, qtype: str = "f16",
+                 threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192):
+        from nanoagent.gguf_writer import check_type
+
+        self.tokenizer, self.config, self.qtype = tokenizer, dict(config), check_type(qtype)
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / f"policy-{self.qtype}.gguf"
+        self.backend = None
+        self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
+        self.syncs, self.sync_seconds = 0, 0.0
+        self.sync(model)
+
+    def sync(self, model) -> float:
+        """Write the policy's current weights and load them into llama.cpp; returns the seconds it took."""
+        from nanoagent.agent.backends.llamacpp import LlamaCppBackend
+        from nanoagent.gguf_writer import model_weights, write_gguf
+
+        t = time.perf_counter()
+        write_gguf(model_weights(model), self.config, self.tokenizer, self.path, self.qtype, name="grpo-policy",
+                   progress=False)
+        if self.backend is None:
+            self.backend = LlamaCppBackend(self.path, tokenizer=self.tokenizer, **self.options)
+        else:
+            self.backend.reload(self.path)
+        seconds = time.perf_counter() - t
+        self.syncs += 1
+        self.sync_seconds += seconds
+        return seconds
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+
+def relogprob(model, batches) -> dict:
+    """Replace each batch's sampling-time log-probs with MLX's on the same ids (the ratio's denominator must be the
+    trained model's own numbers); returns how far the rollout engine's were: mean and max absolute gap."""
+    from train.grpo_loss import token_logprobs
+
+    gaps = []
+    for b in batches:
+        mlx_lp = np.asarray(token_logprobs(model, b), dtype=np.float32)
+        gaps.append(np.abs(mlx_lp - b.old_logprobs))
+        b.old_logprobs = mlx_lp
+    gap = np.concatenate(gaps) if gaps else np.zeros(0)
+    return {"sampler_logprob_gap_mean": float(gap.mean()) if gap.size else 0.0,
+            "sampler_logprob_gap_max": float(gap.max()) if gap.size else 0.0}
