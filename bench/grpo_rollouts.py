@@ -3,9 +3,11 @@
     .venv/bin/python -m bench.grpo_rollouts                       # embedded model, 1 task, G=4, 1 turn x 64 tokens
     .venv/bin/python -m bench.grpo_rollouts --model runs/x/model --group-size 8 --max-tokens 128 --steps 2
 
-Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) twice through
-`run_agents`: once with the MLX backend's `complete_batch` (one batch) and once with a wrapper that only offers
-`complete` (one conversation after another). Tokens/s counts generated tokens over the generation wall time.
+Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) three times through
+`run_agents`: with the MLX backend's `complete_batch` (one batch), with a wrapper that only offers `complete` (one
+conversation after another), and through the llama.cpp rollout engine (`rollout_engine: llamacpp`,
+train/grpo_engine.py: the policy synced as a GGUF, timed, then the group in one multi-sequence batch), with the gap
+between its log-probs and MLX's on the same ids. Tokens/s counts generated tokens over the generation wall time.
 Part 2 runs `--steps` real GRPO steps (`train.grpo.train_step`, LoRA) and reports the share of wall time spent
 in rollouts (generation + sandbox + test runs) against updates. The base model's groups usually all score 0 (no
 signal, so no update); part 3 therefore times one update on part 1's group with advantages forced to +1/-1, and
@@ -54,6 +56,47 @@ def timed_group(backend, task, cfg, seed):
             "tokens_per_s": tokens / max(model_s, 1e-9), "exit": [tr.exit_status for tr in trajs]}, trajs
 
 
+def llamacpp_engine(model, tok, task, cfg, args) -> dict:
+    """The same group through the llama.cpp rollout engine (train/grpo_engine.py): the policy written and loaded
+    once (timed: a run pays it every step), then the group in one multi-sequence batch; and how far its log-probs
+    are from MLX's on the same ids."""
+    import json
+
+    import mlx.core as mx
+    import numpy as np
+
+    from nanoagent.models import resolve_model_path
+    from train.grpo_engine import LlamaCppRollouts
+
+    config = json.loads((resolve_model_path(args.model) / "config.json").read_text())
+    with tempfile.TemporaryDirectory() as d:
+        engine = LlamaCppRollouts(model, tok, config, d, args.engine_type)
+        try:
+            sync_s = engine.sync(model)  # the second one: file cache and allocator warm, as in a run's later steps
+            timed_group(engine.backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1,
+                                                                 "max_tokens_per_turn": 4}), 0)
+            part, trajs = timed_group(engine.backend, task, cfg, seed=1)
+        finally:
+            engine.close()
+    gaps = []
+    for tr in trajs:
+        for st in tr.steps:
+            if st.completion_ids:
+                ids = st.prompt_ids + st.completion_ids
+                logits = model(mx.array([ids[:-1]]))[0].astype(mx.float32)
+                lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+                n = len(st.prompt_ids)
+                ours = np.array([lp[n - 1 + i, t].item() for i, t in enumerate(st.completion_ids)])
+                gaps.append(np.abs(ours - np.array(st.logprobs)))
+    gap = np.concatenate(gaps) if gaps else np.zeros(0)
+    part.update(gguf_type=args.engine_type, sync_s=round(sync_s, 3),
+                tokens_per_s_with_one_sync=part["tokens"] / max(part["generation_s"] + sync_s, 1e-9),
+                logprob_gap_to_mlx_mean=float(gap.mean()) if gap.size else None,
+                logprob_gap_to_mlx_max=float(gap.max()) if gap.size else None)
+    print("llama.cpp engine", part, flush=True)
+    return part
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="embedded")
@@ -61,6 +104,8 @@ def main(argv=None):
     ap.add_argument("--group-size", type=int, default=4)
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--steps", type=int, default=1)
+    ap.add_argument("--engine-type", default="f16", help="the llama.cpp engine's GGUF type (f16, f32, q8_0)")
+    ap.add_argument("--out", default="grpo_rollouts", help="result name under bench/results/")
     args = ap.parse_args(argv)
     load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
 
@@ -83,6 +128,7 @@ def main(argv=None):
     batched, trajs = timed_group(backend, task, cfg, seed=1)
     sequential, _ = timed_group(SequentialOnly(backend), task, cfg, seed=1)
     print("batched", batched, "\nsequential", sequential, flush=True)
+    engine_part = llamacpp_engine(model, tok, task, cfg, args)
 
     prepare(model, cfg)
     optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": args.steps * cfg.inner_steps}))
@@ -103,13 +149,13 @@ def main(argv=None):
     samples = [s for i, tr in enumerate(trajs) for s in trajectory_samples(tr, 1.0 if i % 2 else -1.0, rollout=i)]
     batches = make_batches(samples, cfg.micro_batch)
     t = time.perf_counter()
-    upd = update(model, optimizer, batches, cfg)
+    upd = update(model, apply_update, batches, cfg)
     forced = {"update_s": round(time.perf_counter() - t, 3), "inner_steps": cfg.inner_steps,
               "sequences": len(samples), "tokens_in": sum(len(s.ids) for s in samples),
               "loss_tokens": sum(sum(s.mask) for s in samples), **upd}
     print("forced update", forced, flush=True)
     r_s, u_s = sum(x["rollout_s"] for x in steps), sum(x["update_s"] for x in steps)
-    write_result("grpo_rollouts", {
+    write_result(args.out, {
         "load_average_at_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "note": "measured on a shared 2-core machine while other engineers' jobs ran (see load_average_*)",
         "load_average_at_start": load_start,
@@ -118,6 +164,10 @@ def main(argv=None):
                    "inner_steps": cfg.inner_steps, "fine_tune": cfg.fine_tune, "lora_rank": cfg.lora_rank},
         "batched": batched, "sequential": sequential,
         "batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
+        "llamacpp_engine": engine_part,
+        "llamacpp_over_mlx_batched_tokens_per_s": engine_part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
+        "llamacpp_over_mlx_batched_with_sync": engine_part["tokens_per_s_with_one_sync"] /
+        max(batched["tokens_per_s"], 1e-9),
         "grpo_steps": steps, "rollout_share_of_step_time": r_s / max(r_s + u_s, 1e-9),
         "forced_signal_update": forced,
         "rollout_share_with_forced_update": r_s / max(r_s + forced["update_s"] * args.steps, 1e-9)})
