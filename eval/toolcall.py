@@ -50,7 +50,10 @@ from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 class ToolcallConfig(EvalConfig):
     suites: list[str] = field(default_factory=lambda: ["all"], metadata={"help": "suites or groups, comma-separated"})
     max_tokens: int = field(default=128, metadata={"help": "new tokens per reply"})
-    batch_size: int = field(default=8, metadata={"help": "replies generated together (MLX backend only)"})
+    batch_size: int = field(default=8, metadata={"help": "replies generated together (MLX backend only: a GGUF's "
+                                                         "replies come one at a time, as every committed GGUF "
+                                                         "figure did; llama.cpp's batched kernels round "
+                                                         "differently)"})
 
 
 def _set_throughput(run: dict) -> None:
@@ -103,12 +106,16 @@ def main(argv=None) -> int:
     run["complete"] = False
     from tqdm import tqdm
 
+    from nanoagent.agent.backends import backend_kind
+
+    batch_size = 1 if backend_kind(cfg.model) == "llamacpp" else cfg.batch_size
+
     total = sum(len(items) for items, _ in loaded.values())
     with tqdm(total=total, desc="tool-call eval", unit="item", file=sys.stderr) as bar:
         for name, (items, dropped) in loaded.items():
             bar.set_postfix_str(name)
             result = run_suite(backend, items, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
-                               batch_size=cfg.batch_size, samples=cfg.bootstrap_samples, progress=bar.update)
+                               batch_size=batch_size, samples=cfg.bootstrap_samples, progress=bar.update)
             run["suites"][name] = {"dropped": dict(dropped), **result}
             _set_throughput(run)
             save_run(run, cfg.out_dir, cfg.name)  # after every suite: a cut-off run keeps what it finished

@@ -196,3 +196,20 @@ def test_call_threshold_needs_an_in_process_model(capsys):
     assert toolcall.main(["--model", "http://127.0.0.1:9/v1", "--suites", "simple_python@2",
                           "--call-threshold", "0.7"]) == 2
     assert "--call-threshold needs an in-process model" in capsys.readouterr().err
+
+
+def test_gguf_replies_are_generated_one_at_a_time(tmp_path, monkeypatch):
+    """The GGUF backend can batch (GRPO's rollouts), but eval keeps one reply at a time: every committed GGUF
+    figure was made that way, and llama.cpp's batched kernels round differently."""
+    pytest.importorskip("llama_cpp")
+    from nanoagent.agent.backends.llamacpp import LlamaCppBackend
+
+    batched = []
+    real = LlamaCppBackend.complete_batch
+    monkeypatch.setattr(LlamaCppBackend, "complete_batch", lambda self, *a, **k: batched.append(1) or
+                        real(self, *a, **k))
+    assert toolcall.main(["--model", "embedded-gguf", "--suites", "simple_python@2", "--max-tokens", "4",
+                          "--batch-size", "8", "--out-dir", str(tmp_path), "--bootstrap-samples", "10"]) == 0
+    assert not batched
+    run = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert run["suites"]["simple_python"]["metrics"]["n"] == 2
