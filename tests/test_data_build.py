@@ -192,3 +192,34 @@ def test_the_trainer_refuses_an_unfinished_build(tmp_path, tiny_tok):
     (out / "stats.json").unlink()
     with pytest.raises(DataError, match="unfinished data build"):
         resolve_data(DFTConfig(data=str(out)))
+
+
+def test_sigkill_during_builds_leaves_the_folder_absent_or_whole(tmp_path):
+    """A process rebuilding the same output folder in a loop is SIGKILLed at several moments: the folder is either
+    not there yet or a whole build (stats.json present and its row counts equal to the files' lines), never half."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "data"
+    code = ("import sys, nanoagent\nfrom data_recipes.build import build\nfrom data_recipes.recipe import RECIPES\n"
+            "from nanoagent.testing import tiny_tokenizer\ntok = tiny_tokenizer()\n"
+            "for i in range(100):\n"
+            f"    build(RECIPES / 'fixtures.yaml', tokenizer=tok, out={str(out)!r}, quiet=True, seed=i)\n"
+            "    print(i, flush=True)\n")
+    finished = 0
+    for delay in (2.0, 5.0, 7.5, 10.0):
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        finished += bool(proc.communicate()[0].split())
+        if not out.exists():
+            continue
+        stats = json.loads((out / "stats.json").read_text())
+        for split in ("train", "valid"):
+            lines = (out / f"{split}.jsonl").read_text().splitlines()
+            assert len(lines) == stats["outputs"][split]
+            json.loads(lines[-1])  # the last line is whole
+    assert finished >= 2, "no build finished before a kill: the test proved nothing (machine too slow?)"
