@@ -7,8 +7,9 @@ Run:
 
 `--tasks` is anything `nanoagent.tasks.load_tasks` takes (held-out, train, coding, humaneval, humaneval:N, a
 folder). Each task runs `--samples` times in a fresh sandboxed copy of its repo (nanoagent.agent.loop.run_agent;
-several samples of one task run in lockstep, batched on the MLX backend); `nanoagent.tasks.evaluate` applies the
-final diff to a clean copy and runs the task's tests. Reported: resolved rate (share of all runs that succeed,
+several samples of one task run in lockstep, batched on the MLX and llama.cpp backends, one seeded generator per
+batch so the samples differ); `nanoagent.tasks.evaluate` applies the final diff to a clean copy and runs the
+task's tests. Reported: resolved rate (share of all runs that succeed,
 with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), mean turns,
 mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns, tokens, the
 outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).

@@ -65,16 +65,18 @@ def load_eval_backend(cfg):
                 raise ConfigError(f"--constrain needs an in-process model (a .gguf file or an MLX model); "
                                   f"{cfg.model} decodes on the server's side: run it with --no-constrain")
             options["constrain"] = True
-        if getattr(cfg, "call_threshold", None) not in (None, "off"):
+        if getattr(cfg, "call_threshold", None) not in (None, False, "off"):  # YAML reads `off` as False
             if kind == "openai":
                 raise ConfigError(f"--call-threshold needs an in-process model (a .gguf file or an MLX model); "
                                   f"{cfg.model} decodes on the server's side")
             asked = cfg.call_threshold
             cfg.call_threshold = resolve_threshold(asked, cfg.model)  # the number goes into the result's settings
             if cfg.call_threshold is None:
-                raise ConfigError(f"--call-threshold model: {cfg.model} has no stored threshold; choose one on the "
-                                  f"validation split with `python -m eval.decision --model {cfg.model} --suites valid "
-                                  "--save-threshold`, or give a number")
+                how = ("choose one on the MLX model it was exported from (`python -m eval.decision --model RUN "
+                       "--suites valid --save-threshold`) and export again" if kind == "llamacpp" else
+                       f"choose one with `python -m eval.decision --model {cfg.model} --suites valid --save-threshold`")
+                raise ConfigError(f"--call-threshold model: {cfg.model} has no stored threshold; {how}, or give a "
+                                  "number")
             options["call_threshold"] = cfg.call_threshold
         else:
             cfg.call_threshold = None

@@ -114,7 +114,8 @@ def main(argv=None) -> int:
               + (f"; best threshold {s['threshold']['call_threshold']:.3f} (balanced accuracy "
                  f"{s['threshold']['balanced_accuracy']:.3f})" if s["threshold"] else ""), flush=True)
     if cfg.save_threshold:
-        info = next(s for n, s in result["suites"].items() if n == "valid" or n.startswith("valid:"))["threshold"]
+        name = next(n for n in result["suites"] if n == "valid" or n.startswith("valid:"))
+        info = result["suites"][name]["threshold"]
         if info is None:
             print("error: the validation sample needs items of both kinds (a call, no call) to choose a threshold; "
                   "raise --n", file=sys.stderr)
@@ -123,7 +124,7 @@ def main(argv=None) -> int:
 
         try:
             where = save_threshold(run_model_folder(Path(cfg.model).expanduser()),
-                                   {**info, "chosen_on": "valid", "n": cfg.n, "seed": cfg.seed})
+                                   {**info, "chosen_on": "valid", "n": len(loaded[name]), "seed": cfg.seed})
         except ThresholdError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

@@ -47,21 +47,27 @@ class ThresholdError(ValueError):
 
 
 def choose_threshold(rows: list[dict]) -> dict | None:
-    """The threshold with the best balanced accuracy (the mean of the call and no-call groups' accuracies) over
-    the observed probabilities: a reply calls when P(call) >= threshold. None unless both groups are present."""
-    calls = sorted(r["p_call"] for r in rows if r["needs_call"])
-    nones = sorted(r["p_call"] for r in rows if not r["needs_call"])
+    """The threshold with the best balanced accuracy (the mean of the call and no-call groups' accuracies): a reply
+    calls when P(call) >= threshold. Candidates lie midway between neighbouring observed probabilities (and just
+    outside the extremes), so no item sits on the boundary where float32 storage or llama.cpp's slightly different
+    numbers could flip it; always inside (0, 1). None unless both groups are present."""
+    calls = sorted(float(r["p_call"]) for r in rows if r["needs_call"])
+    nones = sorted(float(r["p_call"]) for r in rows if not r["needs_call"])
     if not calls or not nones:
         return None
+    seen = sorted(set(calls) | set(nones))
+    lo, hi = 1e-6, 1.0 - 1e-6
+    candidates = [min(max(t, lo), hi) for t in
+                  [seen[0] / 2] + [(a + b) / 2 for a, b in zip(seen, seen[1:])] + [(seen[-1] + 1.0) / 2]]
     best = None
-    for t in sorted(set(calls) | set(nones)):
+    for t in candidates:
         hit = sum(p >= t for p in calls) / len(calls)
         reject = sum(p < t for p in nones) / len(nones)
         score = 0.5 * (hit + reject)
         if best is None or score > best[1]:
             best = (t, score, hit, reject)
     t, score, hit, reject = best
-    return {"call_threshold": t, "balanced_accuracy": round(score, 4), "calls_kept": round(hit, 4),
+    return {"call_threshold": round(t, 6), "balanced_accuracy": round(score, 4), "calls_kept": round(hit, 4),
             "no_calls_declined": round(reject, 4), "n_call": len(calls), "n_no_call": len(nones)}
 
 
@@ -107,7 +113,7 @@ def stored_threshold(spec: str | Path) -> float | None:
 
 def resolve_threshold(value, spec: str) -> float | None:
     """A `--call-threshold` value: a number, "model" (the one stored with `spec`, None if it has none) or "off"."""
-    if value is None or value == "off":
+    if value is None or value is False or value == "off":  # YAML reads a bare `off` as False
         return None
     if value == "model":
         return stored_threshold(spec)

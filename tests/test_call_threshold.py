@@ -22,15 +22,29 @@ def rows(calls, nones):
 
 def test_the_threshold_with_the_best_balanced_accuracy():
     info = choose_threshold(rows([0.9, 0.8, 0.75], [0.7, 0.6, 0.85]))
-    assert info["call_threshold"] == 0.75  # keeps every call, declines 2 of 3 no-calls: 0.833
+    assert info["call_threshold"] == 0.725  # midway 0.7 | 0.75: keeps every call, declines 2 of 3 no-calls
     assert info["balanced_accuracy"] == pytest.approx(0.8333, abs=1e-4) and info["n_no_call"] == 3
     assert choose_threshold(rows([0.9], [])) is None and choose_threshold([]) is None
 
 
-def test_the_committed_threshold_is_the_one_the_rule_chooses():
-    """0.708 (README, eval/results/quality) came from the stage-1 model's validation probe."""
+def test_the_threshold_stays_inside_zero_and_one():
+    """A model sure of every call (probabilities that round to 1) or unable to tell the groups apart still gets
+    a threshold the backends accept."""
+    top = choose_threshold(rows([1.0, 1.0], [0.2, 0.3]))
+    assert 0.3 < top["call_threshold"] < 1.0 and top["balanced_accuracy"] == 1.0
+    flat = choose_threshold(rows([0.0, 0.0], [0.0, 0.5]))
+    assert 0.0 < flat["call_threshold"] < 1.0
+    assert resolve_threshold(str(top["call_threshold"]), "x") == top["call_threshold"]
+
+
+def test_the_committed_threshold_decides_as_the_rule_does():
+    """0.708 (README, eval/results/quality) came from the stage-1 model's validation probe: the rule's own choice
+    falls in the same gap between observed probabilities, so it decides every validation item the same way."""
     probe = json.loads((ROOT / "eval/results/decision/quality-cpu.json").read_text())
-    assert choose_threshold(probe["suites"]["valid"]["items"])["call_threshold"] == pytest.approx(0.708, abs=5e-4)
+    items = probe["suites"]["valid"]["items"]
+    chosen = choose_threshold(items)["call_threshold"]
+    assert chosen == pytest.approx(0.708, abs=1e-3)
+    assert [it["p_call"] >= chosen for it in items] == [it["p_call"] >= 0.708 for it in items]
 
 
 def test_stored_with_a_model_or_run_folder(tmp_path):
@@ -52,6 +66,7 @@ def test_stored_with_a_model_or_run_folder(tmp_path):
 
 def test_resolving_a_flag_value():
     assert resolve_threshold("off", "x") is None and resolve_threshold(None, "x") is None
+    assert resolve_threshold(False, "x") is None  # `call_threshold: off` in YAML
     assert resolve_threshold("0.7", "x") == 0.7 and resolve_threshold(0.25, "x") == 0.25
     for bad in ("1.5", "0", "high"):
         with pytest.raises(ThresholdError):

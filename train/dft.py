@@ -209,16 +209,21 @@ def run(cfg: DFTConfig) -> dict:
 def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say) -> dict:
     """Choose the call threshold on a seeded sample of the validation split and save it with the final model
     (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind."""
-    from nanoagent.call_threshold import call_probabilities, choose_threshold, save_threshold
+    from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
     from nanoagent.suites import load_suite
 
     items, _ = load_suite(f"valid:{valid_path}", limit=n, seed=seed)
     say(f"call threshold: P(call) on {len(items)} validation prompts ...", flush=True)
+    model.eval()  # no dropout in the probe
     info = choose_threshold(call_probabilities(model, tokenizer, items))
     if info is None:
         say("  no threshold: the validation sample needs prompts that need a call and prompts that need none")
         return {"call_threshold": None}
-    save_threshold(model_dir, {**info, "chosen_on": "valid", "n": n, "seed": seed})
+    try:
+        save_threshold(model_dir, {**info, "chosen_on": "valid", "n": len(items), "seed": seed})
+    except ThresholdError as e:  # the model is saved already; the run still ends with its summary
+        say(f"  no threshold saved: {e}")
+        return {"call_threshold": None}
     say(f"  {info['call_threshold']:.3f} (balanced accuracy {info['balanced_accuracy']:.3f}: keeps "
         f"{info['calls_kept']:.0%} of calls, declines {info['no_calls_declined']:.0%} of no-call prompts); saved "
         f"with the model, so `nanoagent serve` and the GGUF export use it")

@@ -161,7 +161,7 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
     from train.grpo_rollout import coding_group
     from train.grpo_toolcall import toolcall_group
 
-    sync_s = engine.sync(model) if engine is not None and step > 0 else 0.0  # step 0: written at start
+    sync_s = engine.sync(model) if engine is not None and engine.stale else 0.0  # fresh: written at start
     if engine is not None:
         backend = engine.backend
     t0 = time.perf_counter()
@@ -186,6 +186,8 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
         batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
         gap = relogprob(model, batches) if engine is not None else {}
         upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False, **gap}
+        if engine is not None:
+            engine.stale = True  # the policy moved: sync before the next rollouts
     update_s = time.perf_counter() - t1
     totals = [x for g in groups for x in g.totals]
     coding = [g for g in groups if g.family == "coding"]
@@ -289,23 +291,26 @@ def run(cfg: GRPOConfig) -> dict:
     metrics.resume_at(step)  # drop lines of steps a killed run did after its last checkpoint
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
-    while step < cfg.steps:
-        info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model, engine)
-        step += 1
-        rollout_s += info["rollout_s"]
-        update_s += info["update_s"]
-        metrics.write("train", info)
-        bar.update(1)
-        bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
-                        **{k: f"{info[m]:.2f}" for k, m in (("call", "reward_toolcall_correct_mean"),
-                                                            ("passed", "test_pass_rate")) if info.get(m) is not None})
-        if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
-            path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
-            metrics.write("checkpoint", {"step": step, "path": str(path)})
+    try:
+        while step < cfg.steps:
+            info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model, engine)
+            step += 1
+            rollout_s += info["rollout_s"]
+            update_s += info["update_s"]
+            metrics.write("train", info)
+            bar.update(1)
+            bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
+                            **{k: f"{info[m]:.2f}" for k, m in (("call", "reward_toolcall_correct_mean"),
+                                                                ("passed", "test_pass_rate")) if info.get(m) is not None})
+            if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
+                path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
+                metrics.write("checkpoint", {"step": step, "path": str(path)})
+    finally:
+        if engine is not None:  # a copy of the policy for rollouts only (model/ below is the result), even on a kill
+            engine.close()
+            for f in engine.folder.glob("*.gguf*"):
+                f.unlink(missing_ok=True)
     bar.close()
-    if engine is not None:  # a copy of the policy for rollouts only: model/ below is the result
-        engine.close()
-        engine.path.unlink(missing_ok=True)
     if eval_tasks:
         print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
         evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)

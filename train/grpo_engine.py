@@ -9,7 +9,7 @@ from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights and llama.
 float32.
 
     engine = LlamaCppRollouts(model, tokenizer, config, folder=run_dir / "engine")
-    engine.sync(model)                     # seconds; before every step's rollouts
+    engine.sync(model)                     # seconds; before rollouts whenever an update made it `stale`
     groups = ... engine.backend ...        # any rollout code that takes a backend
     gap = relogprob(model, batches)        # MLX log-probs into the batches; returns the gap statistics
 
@@ -39,6 +39,7 @@ class LlamaCppRollouts:
         self.backend = None
         self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
         self.syncs, self.sync_seconds = 0, 0.0
+        self.stale = True  # the trainer sets it after every update; rollouts first sync a stale copy
         self.sync(model)
 
     def sync(self, model) -> float:
@@ -54,6 +55,7 @@ class LlamaCppRollouts:
         else:
             self.backend.reload(self.path)
         seconds = time.perf_counter() - t
+        self.stale = False
         self.syncs += 1
         self.sync_seconds += seconds
         return seconds

@@ -168,7 +168,7 @@ def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
     k = rng.choice([2, 2, 3, 3, 4])
     if rng.random() < same_tool:
         tool = pick_tool(rng, lambda t: bool(t.required()))
-        pairs, user = same_tool_calls(tool, k, rng)
+        pairs, user, _ = same_tool_calls(tool, k, rng)
         targets = [tool]
     else:
         targets, used = [], set()
@@ -195,13 +195,15 @@ ORDINALS = ["first", "second", "third", "fourth"]
 
 
 def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = None
-                    ) -> tuple[list[tuple[Tool, dict]], str]:
+                    ) -> tuple[list[tuple[Tool, dict]], str, str]:
     """Up to k calls of one tool and the request for them, in the three ways people ask (BFCL's parallel category
     holds all three):
     - "the same": one full request, then the other values of its first required argument ("..., and the same for
       Lyon");
     - a list: the values of that argument listed in one clause ("... for 10, 20 and 30 years");
-    - cases: each call with its own arguments, numbered ("First, ... Second, ...")."""
+    - cases: each call with its own arguments, numbered ("First, ... Second, ...").
+    Returns the calls, the request and the style it was written in (a list or cases falls back to "same" where it
+    would read ambiguously)."""
     style = style or rng.choice(["same", "list", "cases"])
     key = tool.required()[0]
     if style == "list" and key.schema.get("type") not in ("string", "integer", "number"):
@@ -220,7 +222,7 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
         lead = rng.choice(["", "", f"I need this {n} times. ", f"{T.cap(n)} requests. "])
         numbered = rng.random() < 0.7
         parts = [f"{T.cap(ORDINALS[i])}, {c}" if numbered else T.cap(c) for i, c in enumerate(clauses)]
-        return pairs, lead + " ".join(T.end(p) for p in parts)
+        return pairs, lead + " ".join(T.end(p) for p in parts), "cases"
     args, values = sample_args(tool, rng)
     pairs, extra_vals = [(tool, args)], []
     seen = {repr(args[key.name])}
@@ -232,16 +234,20 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
             extra_vals.append(v)
         if len(pairs) == k:
             break
-    if style == "list" and extra_vals and not any(" and " in v.text for v in [values[key.name], *extra_vals]):
-        listed = V.Value(None, T.join_and([v.surface(rng) for v in [values[key.name], *extra_vals]]))
-        return pairs, T.wrap(T.clause(tool, args, {**values, key.name: listed}, rng), rng)
+    surfaces = [v.surface(rng) for v in [values[key.name], *extra_vals]]
+    if style == "list" and extra_vals and not any(" and " in x or "," in x for x in surfaces):
+        # "for 10, 20 and 30 years"; a value written with its own "and" or comma ("one hundred and five") would
+        # make the list ambiguous, so such requests take the "same" style
+        text = T.clause(tool, args, {**values, key.name: V.Value(None, T.join_and(surfaces))}, rng)
+        if text.count(" and ") == 1:  # another slot's "and" ("of 12, 18 and 30 and 6") would blur the list
+            return pairs, T.wrap(text, rng), "list"
     first = T.clause(tool, args, values, rng)
     if not extra_vals:
-        return pairs, T.wrap(first, rng)
+        return pairs, T.wrap(first, rng), "same"
     more = T.join_and([key.phrase(rng, v) for v in extra_vals])
     text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
                        f"{first}, and also {more}"])
-    return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."])
+    return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."]), "same"
 
 
 def multi_turn(rng: random.Random) -> tuple[dict, dict]:

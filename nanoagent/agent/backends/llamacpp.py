@@ -214,15 +214,16 @@ class LlamaCppBackend:
         loaded with the same settings; the caches start empty."""
         from llama_cpp import Llama
 
+        new = Llama(model_path=str(path), **self._llama_options)  # first: a failed load keeps the old model
+        if new.n_vocab() != self.n_vocab:
+            new.close()
+            raise BackendError(f"{Path(path).name} has {new.n_vocab()} tokens, not the {self.n_vocab} of the model "
+                               "it replaces")
         if self._batch is not None:
             self._batch.close()
             self._batch = None
         self.llm.close()
-        self.path = Path(path)
-        self.llm = Llama(model_path=str(self.path), **self._llama_options)
-        if self.llm.n_vocab() != self.n_vocab:
-            raise BackendError(f"{self.path.name} has {self.llm.n_vocab()} tokens, not the {self.n_vocab} of the "
-                               "model it replaces")
+        self.llm, self.path = new, Path(path)
 
     def close(self) -> None:
         if self._batch is not None:

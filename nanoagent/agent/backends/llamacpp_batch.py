@@ -15,8 +15,9 @@ ids, the model's own log-probs and the sampled distribution's, like the other ba
     rows = generate_rows(backend, prompts, rules, max_tokens=128, temperature=1.0, seed=0)
     # -> [(ids, raw_logprobs, sampling_logprobs, finish), ...] in prompt order
 
-Left out: reusing the single-stream context's cache (the batch context is cleared per call), rows longer than the
-context the batch was sized for (the context is rebuilt larger when a call needs more).
+The batch context is sized for each call's prompts and `max_tokens` and rebuilt larger when a call needs more.
+Left out: reusing the single-stream context's cache (the batch context is cleared per call), a cap at the model's
+trained context length (the caller's prompts and max_tokens decide the size).
 """
 
 from __future__ import annotations
