@@ -299,9 +299,9 @@ def run(cfg: GRPOConfig) -> dict:
             update_s += info["update_s"]
             metrics.write("train", info)
             bar.update(1)
+            shown = (("call", "reward_toolcall_correct_mean"), ("passed", "test_pass_rate"))
             bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
-                            **{k: f"{info[m]:.2f}" for k, m in (("call", "reward_toolcall_correct_mean"),
-                                                                ("passed", "test_pass_rate")) if info.get(m) is not None})
+                            **{k: f"{info[m]:.2f}" for k, m in shown if info.get(m) is not None})
             if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
                 path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
                 metrics.write("checkpoint", {"step": step, "path": str(path)})
