@@ -2,6 +2,8 @@
 
     .venv/bin/python -m bench.grpo_rollouts                       # embedded model, 1 task, G=4, 1 turn x 64 tokens
     .venv/bin/python -m bench.grpo_rollouts --model runs/x/model --group-size 8 --max-tokens 128 --steps 2
+    .venv/bin/python -m bench.grpo_rollouts --group-size 8 --max-tokens 128 --engine-type q8_0 --generation-only \
+        --out grpo_rollouts_q8_0
 
 Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) three times through
 `run_agents`: with the MLX backend's `complete_batch` (one batch), with a wrapper that only offers `complete` (one
@@ -97,6 +99,23 @@ def llamacpp_engine(model, tok, task, cfg, args) -> dict:
     return part
 
 
+def common(args, cfg, load_start) -> dict:
+    return {"load_average_at_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            "load_average_at_start": load_start,
+            "config": {"model": args.model, "task": args.task, "group_size": cfg.group_size, "max_turns": 1,
+                       "max_tokens_per_turn": args.max_tokens, "temperature": cfg.temperature, "steps": args.steps,
+                       "inner_steps": cfg.inner_steps, "fine_tune": cfg.fine_tune, "lora_rank": cfg.lora_rank,
+                       "engine_gguf_type": args.engine_type}}
+
+
+def engine_ratios(batched: dict, sequential: dict, engine_part: dict) -> dict:
+    return {"batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
+            "llamacpp_engine": engine_part,
+            "llamacpp_over_mlx_batched_tokens_per_s": engine_part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
+            "llamacpp_over_mlx_batched_with_sync": engine_part["tokens_per_s_with_one_sync"] /
+            max(batched["tokens_per_s"], 1e-9)}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="embedded")
@@ -106,6 +125,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--engine-type", default="f16", help="the llama.cpp engine's GGUF type (f16, f32, q8_0)")
     ap.add_argument("--out", default="grpo_rollouts", help="result name under bench/results/")
+    ap.add_argument("--generation-only", action="store_true", help="part 1 only (no GRPO steps, no forced update)")
     args = ap.parse_args(argv)
     load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
 
@@ -129,6 +149,10 @@ def main(argv=None):
     sequential, _ = timed_group(SequentialOnly(backend), task, cfg, seed=1)
     print("batched", batched, "\nsequential", sequential, flush=True)
     engine_part = llamacpp_engine(model, tok, task, cfg, args)
+    if args.generation_only:
+        write_result(args.out, {**common(args, cfg, load_start), "batched": batched, "sequential": sequential,
+                                **engine_ratios(batched, sequential, engine_part)})
+        return
 
     prepare(model, cfg)
     optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": args.steps * cfg.inner_steps}))
@@ -156,18 +180,8 @@ def main(argv=None):
     print("forced update", forced, flush=True)
     r_s, u_s = sum(x["rollout_s"] for x in steps), sum(x["update_s"] for x in steps)
     write_result(args.out, {
-        "load_average_at_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
-        "note": "measured on a shared 2-core machine while other engineers' jobs ran (see load_average_*)",
-        "load_average_at_start": load_start,
-        "config": {"model": args.model, "task": args.task, "group_size": cfg.group_size, "max_turns": 1,
-                   "max_tokens_per_turn": args.max_tokens, "temperature": cfg.temperature, "steps": args.steps,
-                   "inner_steps": cfg.inner_steps, "fine_tune": cfg.fine_tune, "lora_rank": cfg.lora_rank},
-        "batched": batched, "sequential": sequential,
-        "batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
-        "llamacpp_engine": engine_part,
-        "llamacpp_over_mlx_batched_tokens_per_s": engine_part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
-        "llamacpp_over_mlx_batched_with_sync": engine_part["tokens_per_s_with_one_sync"] /
-        max(batched["tokens_per_s"], 1e-9),
+        **common(args, cfg, load_start), "batched": batched, "sequential": sequential,
+        **engine_ratios(batched, sequential, engine_part),
         "grpo_steps": steps, "rollout_share_of_step_time": r_s / max(r_s + u_s, 1e-9),
         "forced_signal_update": forced,
         "rollout_share_with_forced_update": r_s / max(r_s + forced["update_s"] * args.steps, 1e-9)})
