@@ -40,3 +40,18 @@ def tiny_gqa(tmp_path_factory):
 
     return mlx_load(str(save_tiny_model(tmp_path_factory.mktemp("tiny_gqa"), num_attention_heads=4,
                                         num_key_value_heads=2)))
+
+
+@pytest.fixture
+def spread_rewards(monkeypatch):
+    """GRPO coding groups scored 0, 1, 0, 1, ...: a random tiny model never passes, and a group without spread
+    has no advantage, so nothing would update."""
+    import train.grpo_rollout as rollout_mod
+
+    real_score = rollout_mod.score_group
+
+    def varied(trajs, task, weights):
+        s = real_score(trajs, task, weights)
+        s["totals"] = [float(i % 2) for i in range(len(trajs))]
+        return s
+    monkeypatch.setattr(rollout_mod, "score_group", varied)

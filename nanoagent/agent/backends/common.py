@@ -85,3 +85,12 @@ def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], lis
             raise TypeError(f"conversations[{i}] must be a list of message dicts or a (messages, tools) pair, "
                             f"got {type(conv).__name__}")
     return pairs
+
+
+def batch_completions(tokenizer, stop_ids, prompts: list[list[int]], rows, seconds: float) -> list[SampledCompletion]:
+    """One SampledCompletion per generated row `(ids, raw log-probs, sampling log-probs, finish)`, in prompt order;
+    `seconds` is the whole batch's wall time (what both backends' `complete_batch` return)."""
+    return [SampledCompletion(text=decode(tokenizer, ids, stop_ids), prompt_ids=prompts[i], completion_ids=ids,
+                              logprobs=raw, finish_reason=finish, prompt_tokens=len(prompts[i]),
+                              completion_tokens=len(ids), seconds=seconds, sampling_logprobs=sampled)
+            for i, (ids, raw, sampled, finish) in enumerate(rows)]

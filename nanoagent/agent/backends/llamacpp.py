@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix,
-                                             conversations_with_tools, decode, stop_token_ids)
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
+                                             common_prefix, conversations_with_tools, decode, stop_token_ids)
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
@@ -203,11 +203,7 @@ class LlamaCppBackend:
         rules = [self._rules(t) or None for _, t in pairs]
         rows = generate_rows(self, prompts, rules, max_tokens=max_tokens, temperature=temperature, seed=seed)
         seconds = time.perf_counter() - start
-        return [SampledCompletion(text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompts[i],
-                                  completion_ids=ids, logprobs=raw, finish_reason=finish,
-                                  prompt_tokens=len(prompts[i]), completion_tokens=len(ids), seconds=seconds,
-                                  sampling_logprobs=sampled)
-                for i, (ids, raw, sampled, finish) in enumerate(rows)]
+        return batch_completions(self.tokenizer, self.stop_ids, prompts, rows, seconds)
 
     def reload(self, path: str | Path) -> None:
         """Swap in other weights for the same architecture and tokenizer (GRPO's policy sync): a new GGUF file,

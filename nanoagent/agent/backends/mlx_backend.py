@@ -48,8 +48,8 @@ import numpy as np
 from mlx_lm.generate import BatchGenerator, generate_step
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
-from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, common_prefix,
-                                             conversations_with_tools, decode, stop_token_ids)
+from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
+                                             common_prefix, conversations_with_tools, decode, stop_token_ids)
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
@@ -202,11 +202,7 @@ class MLXBackend:
             else:
                 rows = self._decode_with_batch_generator(caches, rests, max_tokens, temperature, rules)
         seconds = time.perf_counter() - start
-        return [SampledCompletion(text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompts[i],
-                                  completion_ids=ids, logprobs=raw, finish_reason=finish,
-                                  prompt_tokens=len(prompts[i]), completion_tokens=len(ids), seconds=seconds,
-                                  sampling_logprobs=sampled)
-                for i, (ids, raw, sampled, finish) in enumerate(rows)]
+        return batch_completions(self.tokenizer, self.stop_ids, prompts, rows, seconds)
 
     def _decode_equal_rows(self, prefix_cache, rests: list[list[int]], max_tokens: int, temperature: float,
                            seed: int | None, rules=None):
