@@ -94,3 +94,11 @@ def batch_completions(tokenizer, stop_ids, prompts: list[list[int]], rows, secon
                               logprobs=raw, finish_reason=finish, prompt_tokens=len(prompts[i]),
                               completion_tokens=len(ids), seconds=seconds, sampling_logprobs=sampled)
             for i, (ids, raw, sampled, finish) in enumerate(rows)]
+
+
+def batch_prompts(conversations, tools, tokenizer) -> tuple[list[list[int]], list[list[dict]]]:
+    """The rendered prompt and the offered tools of every conversation of a `complete_batch` call."""
+    from nanoagent.render import render_prompt
+
+    pairs = conversations_with_tools(conversations, tools)
+    return [render_prompt(m, t, tokenizer) for m, t in pairs], [t for _, t in pairs]

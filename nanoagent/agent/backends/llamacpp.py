@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
-                                             common_prefix, conversations_with_tools, decode, stop_token_ids)
-from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
+                                             batch_prompts, common_prefix, decode, stop_token_ids)
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, rules_for
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
 
@@ -171,11 +171,8 @@ class LlamaCppBackend:
             logprobs=raw, finish_reason=finish, prompt_tokens=len(prompt_ids), completion_tokens=len(ids),
             seconds=time.perf_counter() - start, sampling_logprobs=sampled)
 
-    def _rules(self, tools, tool_choice: str = "auto") -> ReplyRules:
-        """One reply's rules: the call threshold (not when a call is required), then the grammar."""
-        required = tool_choice == "required" or (self.grammars is not None and self.grammars.require_call)
-        return ReplyRules(self.gate.reply() if self.gate and tools and not required else None,
-                          self.grammars.constraint(tools, tool_choice == "required" or None) if self.grammars else None)
+    def _rules(self, tools, tool_choice: str = "auto") -> ReplyRules | None:
+        return rules_for(self.gate, self.grammars, tools, tool_choice == "required")
 
     def sequence_batch(self, n_seq: int, n_ctx: int):
         """The multi-sequence context for `n_seq` rows and `n_ctx` positions, rebuilt only when it is too small."""
@@ -195,12 +192,11 @@ class LlamaCppBackend:
         from nanoagent.agent.backends.llamacpp_batch import generate_rows
 
         check_request(temperature, self.top_p, max_tokens)
-        pairs = conversations_with_tools(conversations, tools)
-        if not pairs:
-            return []
         start = time.perf_counter()
-        prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
-        rules = [self._rules(t) or None for _, t in pairs]
+        prompts, offered = batch_prompts(conversations, tools, self.tokenizer)
+        if not prompts:
+            return []
+        rules = [self._rules(t) for t in offered]
         rows = generate_rows(self, prompts, rules, max_tokens=max_tokens, temperature=temperature, seed=seed)
         seconds = time.perf_counter() - start
         return batch_completions(self.tokenizer, self.stop_ids, prompts, rows, seconds)

@@ -49,8 +49,8 @@ from mlx_lm.generate import BatchGenerator, generate_step
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
-                                             common_prefix, conversations_with_tools, decode, stop_token_ids)
-from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules
+                                             batch_prompts, common_prefix, decode, stop_token_ids)
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, rules_for
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
                                                make_mlx_sampler, sample_numpy)
@@ -86,13 +86,8 @@ class MLXBackend:
     def constrained(self) -> bool:
         return self.grammars is not None
 
-    def _rules(self, tools, require_call: bool | None = None) -> ReplyRules | None:
-        """One reply's rules (the call threshold, the grammar), or None when neither applies. A reply that must call
-        (tool_choice "required") has no threshold."""
-        required = require_call or (self.grammars is not None and self.grammars.require_call)
-        rules = ReplyRules(self.gate.reply() if self.gate and tools and not required else None,
-                           self.grammars.constraint(tools, require_call or None) if self.grammars else None)
-        return rules or None
+    def _rules(self, tools, require_call: bool = False) -> ReplyRules | None:
+        return rules_for(self.gate, self.grammars, tools, require_call)
 
     @classmethod
     def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
@@ -186,12 +181,11 @@ class MLXBackend:
                        temperature: float, seed: int | None) -> list[SampledCompletion]:
         """One Completion per conversation, generated together; `conversations` as in conversations_with_tools."""
         check_request(temperature, self.top_p, max_tokens)
-        pairs = conversations_with_tools(conversations, tools)
-        if not pairs:
-            return []
         start = time.perf_counter()
-        prompts = [render_prompt(m, t, self.tokenizer) for m, t in pairs]
-        rules = [self._rules(t) for _, t in pairs]
+        prompts, offered = batch_prompts(conversations, tools, self.tokenizer)
+        if not prompts:
+            return []
+        rules = [self._rules(t) for t in offered]
         if seed is not None:
             mx.random.seed(seed)
         with numpy_ops():

@@ -9,7 +9,7 @@ Two rules, each optional, shared by the MLX and llama.cpp backends so both decod
 - the offered tools' grammar (nanoagent.constrain.Constraint).
 
     gate = CallGate(tokenizer, 0.7)
-    rules = ReplyRules(gate.reply(), constraint)     # one per reply
+    rules = ReplyRules(gate.reply(), constraint)     # one per reply (rules_for builds it in a backend)
     logits = rules.mask(logits)                      # numpy, last axis = vocabulary
     rules.advance(token)                             # after sampling
     processor = rules.mlx_processor(raw_logits)      # the same as an mlx-lm logits processor
@@ -109,3 +109,13 @@ class ReplyRules:
             return mx.where(mx.array(allowed), logits, mx.array(-float("inf"), dtype=logits.dtype))
 
         return process
+
+
+def rules_for(gate: CallGate | None, grammars, tools, require_call: bool = False) -> ReplyRules | None:
+    """One reply's rules in a backend with an optional call gate and grammars (nanoagent.constrain.Grammars), or
+    None when neither applies. A reply that must call (tool_choice "required", or grammars that always require a
+    call) gets no threshold: it would ban the very token the grammar demands."""
+    required = require_call or (grammars is not None and grammars.require_call)
+    rules = ReplyRules(gate.reply() if gate and tools and not required else None,
+                       grammars.constraint(tools, require_call or None) if grammars else None)
+    return rules or None
