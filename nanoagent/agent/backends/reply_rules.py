@@ -45,9 +45,12 @@ class CallGate:
     """A model's call threshold: the call-opening token and the tokens a declined reply may not write."""
 
     def __init__(self, tokenizer, threshold: float):
-        if not isinstance(threshold, (int, float)) or not 0.0 < threshold < 1.0:
-            raise BackendError(f"call_threshold must be a probability between 0 and 1, got {threshold!r}")
-        self.threshold = float(threshold)
+        from nanoagent.call_threshold import ThresholdError, check_threshold
+
+        try:
+            self.threshold = check_threshold(threshold, "call_threshold")
+        except ThresholdError as e:  # the backends report bad settings as BackendError
+            raise BackendError(str(e)) from None
         self.open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
         self.banned = angle_ids(tokenizer)
 
