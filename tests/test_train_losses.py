@@ -10,6 +10,7 @@ import mlx.nn as nn
 import numpy as np
 import pytest
 
+from nanoagent.packed_attention import using_packed_rows
 from nanoagent.record import Record
 from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
 from train.data import Batch, iterate_batches, make_batch, tokenize
@@ -134,7 +135,7 @@ def test_packed_batch_scores_like_padded(tok, model, loss_fn):
     idx = [0, 1, 2, 3]
     padded = make_batch(ds, idx, 4, pack=False, max_length=512)
     packed = make_batch(ds, idx, 1, pack=True, max_length=512)
-    assert packed.inputs.shape[0] == 1 and packed.attn is not None
+    assert packed.inputs.shape[0] == 1 and packed.spans is not None
     assert packed.n_tokens == padded.n_tokens
     a, b = loss_fn(model, padded), loss_fn(model, packed)
     np.testing.assert_allclose(float(a[0]), float(b[0]), rtol=1e-4)
@@ -160,7 +161,7 @@ def test_gradient_checkpointing_gives_the_same_loss_and_gradient(tok):
             prepare(m, DFTConfig(fine_tune="full", grad_checkpoint=gc))
             assert (cls.__call__ is not original) == gc
             results.append([(float(v), np.array(g["model"]["layers"][0]["mlp"]["up_proj"]["weight"]))
-                            for (v, _), g in (nn.value_and_grad(m, dft_loss)(m, b) for b in batches)])
+                            for (v, _), g in (using_packed_rows(nn.value_and_grad(m, dft_loss))(m, b) for b in batches)])
         finally:
             cls.__call__ = original
     for (v1, g1), (v2, g2) in zip(*results):
@@ -187,7 +188,7 @@ def test_decision_weight_marks_the_first_token_of_each_reply(tok):
 def test_decision_weight_is_a_weighted_mean(tok, model, name):
     ds = make_ds(tok)
     plain_batch = next(iterate_batches(ds, 3, seed=0))
-    batch = Batch(plain_batch.inputs, plain_batch.targets, plain_batch.mask.copy(), plain_batch.attn,
+    batch = Batch(plain_batch.inputs, plain_batch.targets, plain_batch.mask.copy(), plain_batch.spans,
                   plain_batch.n_records, plain_batch.lengths)
     flat = batch.mask.reshape(-1)
     first = np.flatnonzero(flat > 0)[0]

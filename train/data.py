@@ -10,12 +10,13 @@ system/user/tool text). Problems are decided here, before any training step: a m
 max_length is skipped and counted (or truncated, or an error); a record with no supervised token is skipped and
 counted; an empty result is an error.
 
-Batches (a `Batch`: inputs, targets, loss mask, optional block-diagonal attention mask) are deterministic in
+Batches (a `Batch`: inputs, targets, loss mask, and for packed rows each record's span) are deterministic in
 (seed, batch number), so a resumed run sees exactly the data order it would have seen, and each data-parallel
 rank takes its own rows of the same global batch. Padding mode sorts records by token length and groups
 neighbours (little padding), then shuffles the batch order per epoch. Packing mode fills rows of max_length with
-whole records (first-fit, longest first) and gives each a block-diagonal causal mask; with RoPE, attention inside
-a block depends only on relative positions, so a packed record scores the same as when padded alone.
+whole records (first-fit, longest first) and records where each starts and ends; the loss lets each record attend
+only to itself, causally (nanoagent/packed_attention.py). With RoPE, attention inside a record depends only on
+relative positions, so a packed record scores the same as when padded alone.
 
 Left out: streaming datasets larger than memory, and splitting records across rows.
 """
@@ -55,7 +56,7 @@ class Batch:
     inputs: np.ndarray  # (B, L) int32
     targets: np.ndarray  # (B, L) int32
     mask: np.ndarray  # (B, L) float32 loss weight: 0 unsupervised, 1 supervised (decision_weight on a decision)
-    attn: np.ndarray | None = None  # (B, L, L) bool block-diagonal causal mask (packing), None: plain causal
+    spans: tuple | None = None  # packing: per row, each record's (start, end), padding last; None: plain causal
     n_records: int = 0
     lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
 
@@ -73,7 +74,7 @@ class Batch:
             return self
         sl = slice(rank, None, world)
         return Batch(self.inputs[sl], self.targets[sl], self.mask[sl],
-                     None if self.attn is None else self.attn[sl], self.n_records,
+                     None if self.spans is None else self.spans[sl], self.n_records,
                      None if self.lengths is None else self.lengths[sl])
 
 
@@ -187,21 +188,20 @@ def _packed_batch(ds: TokenDataset, rows: list[list[int]], width: int) -> Batch:
     inputs = np.zeros((b, used), np.int32)
     targets = np.zeros((b, used), np.int32)
     mask = np.zeros((b, used), np.float32)
-    seg = np.full((b, used), -1, np.int32)
+    spans = []
     for r, row in enumerate(rows):
-        pos = 0
-        for s, i in enumerate(row):
+        pos, row_spans = 0, []
+        for i in row:
             ids, m = ds.ids[i], ds.masks[i]
             n = len(ids) - 1
             inputs[r, pos:pos + n], targets[r, pos:pos + n], mask[r, pos:pos + n] = ids[:-1], ids[1:], m[1:]
-            seg[r, pos:pos + n] = s
+            row_spans.append((pos, pos + n))
             pos += n
-    causal = np.tril(np.ones((used, used), bool))
-    same = seg[:, :, None] == seg[:, None, :]
-    attn = same & causal[None]
-    attn |= np.eye(used, dtype=bool)[None]  # padding positions attend to themselves (no empty softmax rows)
+        if pos < used:
+            row_spans.append((pos, used))  # the row's padding: one more span, never supervised
+        spans.append(tuple(row_spans))
     lengths = np.array([sum(len(ds.ids[i]) - 1 for i in row) for row in rows], np.int64)
-    return Batch(inputs, targets, mask, attn, sum(len(r) for r in rows), lengths)
+    return Batch(inputs, targets, mask, tuple(spans), sum(len(r) for r in rows), lengths)
 
 
 def epoch_plan(ds: TokenDataset, batch_size: int, seed: int, epoch: int, pack: bool = False,
@@ -245,8 +245,7 @@ def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, ma
         batch.inputs = np.concatenate([batch.inputs, np.zeros((missing, L), np.int32)])
         batch.targets = np.concatenate([batch.targets, np.zeros((missing, L), np.int32)])
         batch.mask = np.concatenate([batch.mask, np.zeros((missing, L), np.float32)])
-        eye = np.broadcast_to(np.eye(L, dtype=bool), (missing, L, L))
-        batch.attn = np.concatenate([batch.attn, eye])
+        batch.spans = batch.spans + ((((0, L),),) * missing)
         batch.lengths = np.concatenate([batch.lengths, np.zeros(missing, np.int64)])
     return batch
 

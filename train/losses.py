@@ -6,7 +6,8 @@
 
 Both run the transformer once and apply the output projection only at supervised positions: the system prompt
 with its tool list, user text and tool results never need logits, and the 49152-wide projection is a large part of
-a 135M model's work. `hidden_states` passes a block-diagonal attention mask when a batch is packed.
+a 135M model's work. When a batch is packed, `hidden_states` lets each record attend only to itself, computing
+only the scores it can see (nanoagent/packed_attention.py).
 
 Works for mlx-lm models shaped like llama (`model.model.embed_tokens/layers/norm`, tied or `lm_head`); any other
 model falls back to `model(inputs)` logits (no packing). Left out: label smoothing, z-loss, chunked vocab.
@@ -18,6 +19,7 @@ import mlx.core as mx
 import numpy as np
 
 from nanoagent.numpy_ops import logsumexp
+from nanoagent.packed_attention import RecordSpans, packed_rows
 
 
 def _inner(model):
@@ -27,15 +29,21 @@ def _inner(model):
     return None
 
 
-def hidden_states(model, inputs: mx.array, attn: np.ndarray | None = None) -> mx.array:
-    """Final normed hidden states (B, L, D); `attn` (B, L, L) bool is a block-diagonal causal mask or None."""
+def hidden_states(model, inputs: mx.array, spans=None) -> mx.array:
+    """Final normed hidden states (B, L, D); `spans`: a packed batch's record spans (Batch.spans), None for plain
+    causal attention over each row."""
     inner = _inner(model)
     if inner is None:
         raise TypeError(f"{type(model).__name__} has no model.embed_tokens/layers/norm; cannot get hidden states")
     h = inner.embed_tokens(inputs)
-    mask = "causal" if attn is None else mx.array(attn)[:, None]
-    for layer in inner.layers:
-        h = layer(h, mask, None)
+    if spans is None:
+        for layer in inner.layers:
+            h = layer(h, "causal", None)
+        return inner.norm(h)
+    mask = RecordSpans(spans)
+    with packed_rows():
+        for layer in inner.layers:
+            h = layer(h, mask, None)
     return inner.norm(h)
 
 
@@ -65,12 +73,12 @@ def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
     targets = mx.array(batch.targets.reshape(-1)[flat])
     inputs = mx.array(batch.inputs)
     if _inner(model) is None:
-        if batch.attn is not None:
+        if batch.spans is not None:
             raise TypeError(f"packed batches need a llama-shaped model; {type(model).__name__} is not")
         logits = model(inputs)
         logits = logits.reshape(-1, logits.shape[-1])[mx.array(flat)]
     else:
-        h = hidden_states(model, inputs, batch.attn)
+        h = hidden_states(model, inputs, batch.spans)
         h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
         logits = output_logits(model, h)
     return cross_entropy(logits, targets), n

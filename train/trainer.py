@@ -35,6 +35,7 @@ import mlx.optimizers as optim
 from mlx.utils import tree_flatten, tree_map, tree_unflatten
 
 from nanoagent.numpy_ops import numpy_ops, using_numpy_ops
+from nanoagent.packed_attention import using_packed_rows
 from train.checkpoint import best_state, fingerprint, load_checkpoint, save_best, save_checkpoint
 from train.data import iterate_batches as default_iterate_batches
 from train.losses import dft_loss
@@ -177,7 +178,7 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
                 keep=cfg.keep_checkpoints)
             callback.on_checkpoint({"step": state.step, "path": str(path)})
 
-    loss_and_grad = nn.value_and_grad(model, loss)
+    loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))  # packed rows: also under checkpointing
     if cfg.numpy_ops:  # exp-family ops in numpy on the CPU: faster, at a large cost in memory (nanoagent/numpy_ops.py)
         loss_and_grad = using_numpy_ops(loss_and_grad)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state

@@ -1,0 +1,101 @@
+"""Attention for packed training rows, computed record by record and block by block instead of over a full mask.
+
+A packed row holds several whole records; each may attend only to itself, causally. The dense way builds a
+(B, 1, L, L) block-diagonal mask and lets MLX compute every score of the (B, H, L, L) matrix, then hide most of
+them. On the CPU the scores' element-wise passes (mask, softmax, its gradient) cost about as much as the products
+(MLX runs them one element at a time on x86; bench/results/mlx_cpu_ops.json), so scores nobody sees are pure waste.
+Here each record's queries are split into blocks of `block` rows, and each block scores only the keys it can see:
+
+    record of length n, blocks of b:   scores computed  ~ n * n / 2 + n * b / 2   instead of   L * L per row
+
+Every block goes through the attention of the moment (`numpy_ops.attention`: MLX's own, or numpy's softmax under
+`train.dft --numpy-ops`) with mlx-lm's "causal" mask, which lines the last query up with the last key, so a block
+of queries [s, e) over keys [0, e) is causal as it should be. The outputs are the dense path's to float rounding
+(tests/test_packed_attention.py checks losses and gradients against the block-diagonal mask).
+
+Usage:
+    spans = RecordSpans([[(0, 300), (300, 700), (700, 1023)], [(0, 1023)]])  # per row: [start, end) of records
+    with packed_rows():                          # mlx-lm's llama attention handles RecordSpans masks
+        h = layer(h, spans, None)                # spans passed where the mask goes; other masks work as before
+    loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))   # backward inside too (checkpointing)
+
+Speed measured in bench/results/train_speed_real.json. Left out: KV caches (training only; a cache falls back to
+the dense path's error), attention sinks.
+"""
+
+from __future__ import annotations
+
+import functools
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import mlx.core as mx
+
+from nanoagent import mlx_patches, numpy_ops
+
+BLOCK = 256  # query rows per block: smaller skips more hidden scores but makes more, smaller products
+
+
+@dataclass(frozen=True)
+class RecordSpans:
+    """The [start, end) position span of every record in every row of a packed batch, in order, covering the row
+    (padding at a row's end is one more span: it attends causally to itself and is never supervised)."""
+    rows: tuple
+
+    def __init__(self, rows):
+        object.__setattr__(self, "rows", tuple(tuple((int(s), int(e)) for s, e in row) for row in rows))
+
+    def dense(self, length: int):
+        """The same attention as a (B, L, L) bool block-diagonal causal mask (numpy), for checks and fallbacks."""
+        import numpy as np
+
+        out = np.zeros((len(self.rows), length, length), bool)
+        for r, row in enumerate(self.rows):
+            for s, e in row:
+                out[r, s:e, s:e] = np.tril(np.ones((e - s, e - s), bool))
+        return out
+
+
+def _blocks(start: int, end: int, block: int):
+    for s in range(start, end, block):
+        yield s, min(s + block, end)
+
+
+def attention(queries, keys, values, cache, scale: float, mask, sinks=None, block: int | None = None):
+    """mlx-lm's `scaled_dot_product_attention`, with a RecordSpans mask computed record by record (module
+    docstring); any other mask goes to `numpy_ops.attention` unchanged."""
+    if not isinstance(mask, RecordSpans):
+        return numpy_ops.attention(queries, keys, values, cache, scale, mask, sinks)
+    if cache is not None or sinks is not None:
+        raise ValueError("packed-row attention is for training: no KV cache, no attention sinks")
+    if len(mask.rows) != queries.shape[0]:
+        raise ValueError(f"{len(mask.rows)} rows of record spans for a batch of {queries.shape[0]} rows")
+    block = block or BLOCK
+    rows = []
+    for r, spans in enumerate(mask.rows):
+        q, k, v = queries[r:r + 1], keys[r:r + 1], values[r:r + 1]
+        parts = []
+        for start, end in spans:
+            for s, e in _blocks(start, end, block):
+                parts.append(numpy_ops.attention(q[:, :, s:e], k[:, :, start:e], v[:, :, start:e], None, scale,
+                                                 "causal"))
+        rows.append(parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2))
+    return rows[0] if len(rows) == 1 else mx.concatenate(rows, axis=0)
+
+
+@contextmanager
+def packed_rows():
+    """While inside, mlx-lm's llama layers accept a RecordSpans where their attention mask goes."""
+    with mlx_patches.replaced(mlx_patches.llama(), scaled_dot_product_attention=attention):
+        yield
+
+
+def using_packed_rows(fn):
+    """`fn`, run inside `packed_rows()` on every call. For a `value_and_grad` function this covers its backward,
+    which re-runs the layers' Python code under gradient checkpointing (mx.checkpoint) after the forward returned."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with packed_rows():
+            return fn(*args, **kwargs)
+
+    return wrapped

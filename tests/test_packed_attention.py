@@ -1,0 +1,138 @@
+"""Packed-row attention (nanoagent/packed_attention.py) against the dense block-diagonal mask it replaces."""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import pytest
+
+from nanoagent import mlx_patches, numpy_ops, packed_attention
+from nanoagent.packed_attention import RecordSpans, packed_rows, using_packed_rows
+from nanoagent.record import Record
+from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
+from train.data import Batch, make_batch, tokenize
+from train.losses import sft_loss
+
+SPANS = RecordSpans([[(0, 5), (5, 17), (17, 23), (23, 29)],   # three records and the row's padding
+                     [(0, 29)]])                               # one record filling the row
+
+
+def qkv(seed=0, b=2, heads=4, kv_heads=2, length=29, dim=8):
+    mx.random.seed(seed)
+    return (mx.random.normal((b, heads, length, dim)), mx.random.normal((b, kv_heads, length, dim)),
+            mx.random.normal((b, kv_heads, length, dim)))
+
+
+def dense_attention(q, k, v, spans, scale):
+    mask = mx.array(spans.dense(q.shape[2]))[:, None]
+    return mlx_patches.own_attention()(q, k, v, cache=None, scale=scale, mask=mask)
+
+
+def test_dense_mask_is_block_diagonal_and_causal():
+    m = SPANS.dense(29)
+    assert m[0, 6, 5] and not m[0, 5, 4] and not m[0, 6, 7] and not m[0, 17, 16]
+    assert m[1].sum() == 29 * 30 // 2 and m[0, 28, 23]
+
+
+@pytest.mark.parametrize("block", [3, 7, 256])
+@pytest.mark.parametrize("use_numpy", [False, True])
+def test_outputs_and_gradients_match_the_dense_mask(block, use_numpy):
+    q, k, v = qkv()
+    scale = 8 ** -0.5
+
+    def ours(q, k, v):
+        with numpy_ops.numpy_ops() if use_numpy else packed_rows():
+            return (packed_attention.attention(q, k, v, None, scale, SPANS, block=block) ** 2).sum()
+
+    def theirs(q, k, v):
+        return (dense_attention(q, k, v, SPANS, scale) ** 2).sum()
+
+    a, ga = mx.value_and_grad(ours, argnums=(0, 1, 2))(q, k, v)
+    b, gb = mx.value_and_grad(theirs, argnums=(0, 1, 2))(q, k, v)
+    np.testing.assert_allclose(float(a), float(b), rtol=1e-5)
+    for x, y in zip(ga, gb):
+        np.testing.assert_allclose(np.array(x), np.array(y), rtol=1e-4, atol=1e-5)
+
+
+def test_a_record_never_sees_another():
+    q, k, v = qkv()
+    out = packed_attention.attention(q, k, v, None, 1.0, SPANS, block=4)
+    v2 = mx.concatenate([v[:, :, :5], v[:, :, 5:] * 100.0], axis=2)  # change every value after the first record
+    out2 = packed_attention.attention(q, k, v2, None, 1.0, SPANS, block=4)
+    np.testing.assert_allclose(np.array(out[0, :, :5]), np.array(out2[0, :, :5]), rtol=1e-6)
+    assert not np.allclose(np.array(out[0, :, 5:]), np.array(out2[0, :, 5:]))
+
+
+def test_bad_spans_and_caches_are_errors():
+    q, k, v = qkv()
+    with pytest.raises(ValueError, match="2 rows"):
+        packed_attention.attention(q[:1], k[:1], v[:1], None, 1.0, SPANS)
+    with pytest.raises(ValueError, match="KV cache"):
+        packed_attention.attention(q, k, v, object(), 1.0, SPANS)
+
+
+def test_other_masks_pass_through():
+    q, k, v = qkv()
+    own = mlx_patches.own_attention()(q, k, v, cache=None, scale=0.5, mask="causal")
+    np.testing.assert_allclose(np.array(packed_attention.attention(q, k, v, None, 0.5, "causal")), np.array(own),
+                               rtol=1e-5, atol=1e-6)
+
+
+def records(n=5):
+    return [Record.from_dict({"messages": [
+        {"role": "user", "content": f"question {i} " * (1 + 2 * i)},
+        {"role": "assistant", "content": f"answer {i} " * (1 + i % 3)}]}) for i in range(n)]
+
+
+@pytest.mark.parametrize("grad_checkpoint", [False, True])
+def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, monkeypatch):
+    """The whole loss of a packed batch, by record spans (small blocks) and by the dense mask, with and without
+    mlx-lm's gradient checkpointing (whose backward re-runs the layers after the forward returned)."""
+    from train.config import DFTConfig
+    from train.tuning import prepare
+
+    tok = tiny_tokenizer()
+    ds = tokenize(records(), tok, max_length=256)
+    batch = make_batch(ds, list(range(5)), 2, pack=True, max_length=256)
+    assert batch.spans is not None and any(len(row) > 2 for row in batch.spans)
+    monkeypatch.setattr(packed_attention, "BLOCK", 8)
+    model = tiny_llama(tok_vocab_size(tok), seed=3)
+    cls, original = type(model.layers[0]), type(model.layers[0]).__call__
+    try:
+        prepare(model, DFTConfig(fine_tune="full", grad_checkpoint=grad_checkpoint))
+        ours = using_packed_rows(nn.value_and_grad(model, sft_loss))(model, batch)
+        dense = RecordSpans(batch.spans).dense(batch.inputs.shape[1])
+
+        def dense_loss(m, b):
+            inner = m.model
+            h = inner.embed_tokens(mx.array(b.inputs))
+            for layer in inner.layers:
+                h = layer(h, mx.array(dense)[:, None], None)
+            flat = np.flatnonzero(b.mask.reshape(-1) > 0)
+            logits = inner.embed_tokens.as_linear(inner.norm(h))
+            logits = logits.reshape(-1, logits.shape[-1])
+            ce = nn.losses.cross_entropy(logits[mx.array(flat)], mx.array(b.targets.reshape(-1)[flat]))
+            return ce.mean(), mx.array(len(flat))
+
+        theirs = nn.value_and_grad(model, dense_loss)(model, batch)
+    finally:
+        cls.__call__ = original
+    (va, _), ga = ours
+    (vb, _), gb = theirs
+    assert float(va) == pytest.approx(float(vb), rel=1e-5)
+    for name in ("up_proj", "down_proj"):
+        np.testing.assert_allclose(np.array(ga["model"]["layers"][0]["mlp"][name]["weight"]),
+                                   np.array(gb["model"]["layers"][0]["mlp"][name]["weight"]), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(np.array(ga["model"]["layers"][1]["self_attn"]["q_proj"]["weight"]),
+                               np.array(gb["model"]["layers"][1]["self_attn"]["q_proj"]["weight"]), rtol=1e-4,
+                               atol=1e-6)
+
+
+def test_a_padding_only_row_is_one_span():
+    tok = tiny_tokenizer()
+    ds = tokenize(records(2), tok, max_length=256)
+    batch = make_batch(ds, [0, 1], 3, pack=True, max_length=256)  # both fit one row: two rows of padding
+    width = batch.inputs.shape[1]
+    assert batch.spans[1:] == (((0, width),), ((0, width),))
+    assert isinstance(batch, Batch) and batch.shard(1, 3).spans == (((0, width),),)
