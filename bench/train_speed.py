@@ -11,6 +11,12 @@ Parts (each writes into bench/results/train_speed.json with the machine's detail
   mfu   full fine-tuning tokens/s at each --seq (batch 4 x 256, batch 1 x 1024: same tokens per step), as
         6 x parameters x tokens/s over the float32 matmul rate of MLX measured here on the model's own shapes.
   dft   DFT vs SFT step time and peak memory (LoRA and full), same batches.
+  real  the shape train.dft trains: default-recipe records (a seeded sample), packed 4 x 1024, SFT, LoRA and full.
+        Each run is its own process: `today` is the path before packed attention and the malloc setting (a dense
+        block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` is train.dft now, and
+        `mlx_lm` is mlx_lm.lora's loop on the same packed rows (plain causal, glibc's defaults). tokens/s counts
+        real input tokens; peak memory is MLX's and the process's resident maximum.
+        .venv/bin/python -m bench.train_speed --parts real --steps 2 --out train_speed_real
 
 The token sequences are chunks of the default recipe's rendered records (or of a fixed random stream when the
 data is missing), every target supervised, so both trainers do identical work (on chat data ours also skips the
@@ -135,6 +141,107 @@ def run_mlx_lm(spec, seqs, batch, length, fine_tune, steps, rank=16):
             "step_seconds": [round(s, 3) for s in step_seconds], "peak_mem_gb": max(r["peak_memory"] for r in reports)}
 
 
+REAL_VARIANTS = {"today": ("dense", "default"), "malloc": ("dense", "on"), "spans": ("spans", "default"),
+                 "new": ("spans", "on"), "mlx_lm": ("peer", "default")}
+REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "mlx_lm"], "full": ["today", "new", "mlx_lm"]}
+
+
+def real_batches(tokenizer, n_records: int = 600, seed: int = 0, batch: int = 4, length: int = 1024):
+    """A seeded random sample of the default recipe's records, tokenized as train.dft does, and its packed plan."""
+    from train.data import epoch_plan, read_records, tokenize
+
+    path = Path("data/default/train.jsonl")
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: build the default recipe first (python -m data_recipes.build)")
+    lines = path.read_text().splitlines()
+    pick = sorted(np.random.default_rng(seed).choice(len(lines), min(n_records, len(lines)), replace=False))
+    sample = Path("/tmp/nanoagent_bench_real.jsonl")
+    sample.write_text("".join(lines[i] + "\n" for i in pick))
+    ds = tokenize(read_records(sample)[0], tokenizer, max_length=length)
+    return ds, epoch_plan(ds, batch, seed, 0, pack=True, max_length=length)
+
+
+def dense_hidden_states(model, inputs, spans=None):
+    """train.losses.hidden_states as it was before nanoagent/packed_attention.py: one dense block-diagonal mask."""
+    from nanoagent.packed_attention import RecordSpans
+
+    inner = model.model
+    h = inner.embed_tokens(inputs)
+    mask = "causal" if spans is None else mx.array(RecordSpans(spans).dense(inputs.shape[1]))[:, None]
+    for layer in inner.layers:
+        h = layer(h, mask, None)
+    return inner.norm(h)
+
+
+def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
+    """One `real` run in this process (the parent sets NANOAGENT_MALLOC before it starts)."""
+    import resource
+
+    from nanoagent.cpu_memory import state as malloc_state
+    from nanoagent.models import load_tokenizer
+    from train import losses
+    from train.data import make_batch
+
+    attention, _ = REAL_VARIANTS[variant]
+    ds, plan = real_batches(load_tokenizer(spec))
+    if attention == "peer":
+        rows = []
+        for idx in plan[:steps + 1]:
+            b = make_batch(ds, idx, 4, True, 1024)
+            rows += [np.append(b.inputs[r, :n], b.targets[r, n - 1]) for r, n in enumerate(b.lengths) if n]
+        out = run_mlx_lm(spec, rows, 4, 1024, fine_tune, steps)
+    else:
+        if attention == "dense":
+            losses.hidden_states = dense_hidden_states
+        model = fresh_model(spec)
+        cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
+                        steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0,
+                        learning_rate=1e-5, grad_clip=0.0)
+        mx.random.seed(0)
+        prepare(model, cfg)
+        cb = Times()
+        mx.reset_peak_memory()
+        train(model, optim.AdamW(learning_rate=1e-5), ds, None, cfg, loss=sft_loss, callback=cb)
+        rows = cb.rows[1:]
+        out = {"tokens_per_s": sum(r[1] for r in rows) / sum(r[0] for r in rows),
+               "step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
+               "peak_mem_gb": max(r[2] for r in cb.rows)}
+    out.update(variant=variant, fine_tune=fine_tune, malloc=malloc_state["status"],
+               max_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
+    return out
+
+
+def part_real(spec, args) -> dict:
+    import os
+    import subprocess
+    import sys
+
+    out = {"shape": "packed 4 x 1024, default-recipe records (seeded 600), SFT, LoRA rank 16", "timed_steps":
+           args.steps, "variants": {k: {"attention": a, "malloc": m} for k, (a, m) in REAL_VARIANTS.items()}}
+    for ft in args.real_fine_tunes:
+        runs = {}
+        for variant in REAL_CASES[ft]:
+            env = dict(os.environ)
+            if REAL_VARIANTS[variant][1] == "default":
+                env["NANOAGENT_MALLOC"] = "default"
+            else:
+                env.pop("NANOAGENT_MALLOC", None)
+            cmd = [sys.executable, "-m", "bench.train_speed", "--model", spec, "--real-run", variant,
+                   "--real-fine-tunes", ft, "--steps", str(args.steps)]
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if proc.returncode:
+                raise SystemExit(f"{variant} {ft} run failed:\n{proc.stderr[-3000:]}")
+            runs[variant] = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(ft, variant, {k: v for k, v in runs[variant].items() if k in ("tokens_per_s", "peak_mem_gb",
+                                                                               "max_rss_gb")}, flush=True)
+        speed = {k: r["tokens_per_s"] for k, r in runs.items()}
+        out[ft] = {"runs": runs, "new_over_today": speed["new"] / speed["today"],
+                   "new_over_mlx_lm": speed["new"] / speed["mlx_lm"], "today_over_mlx_lm":
+                   speed["today"] / speed["mlx_lm"]}
+        print(ft, {k: round(v, 3) for k, v in out[ft].items() if k != "runs"}, flush=True)
+    return out
+
+
 def matmul_rate(shapes, repeats: int = 5) -> dict:
     out = {}
     for m, k, n in shapes:
@@ -208,7 +315,7 @@ def part_dft(spec, stream, args) -> dict:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="embedded")
-    p.add_argument("--parts", nargs="+", default=["peer", "mfu", "dft"], choices=["peer", "mfu", "dft"])
+    p.add_argument("--parts", nargs="+", default=["peer", "mfu", "dft"], choices=["peer", "mfu", "dft", "real"])
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--peer-seq", type=int, default=256)
     p.add_argument("--seq", type=int, nargs="+", default=[256, 1024])
@@ -218,8 +325,13 @@ def main(argv=None):
                                                        "full_ours_with_embedding"])
     p.add_argument("--dft-methods", nargs="+", default=["lora", "full"], choices=["lora", "full"])
     p.add_argument("--numpy-ops", action="store_true", help="our runs with train.dft --numpy-ops (CPU)")
+    p.add_argument("--real-fine-tunes", nargs="+", default=["lora", "full"], choices=["lora", "full"])
+    p.add_argument("--real-run", choices=sorted(REAL_VARIANTS), help=argparse.SUPPRESS)  # one `real` child run
     p.add_argument("--out", default="train_speed")
     args = p.parse_args(argv)
+    if args.real_run:
+        print(json.dumps(run_real(args.model, args.real_run, args.real_fine_tunes[0], args.steps)))
+        return
     NUMPY_OPS[0] = args.numpy_ops
     from nanoagent.models import load_tokenizer
 
@@ -240,6 +352,8 @@ def main(argv=None):
         result["mfu"] = part_mfu(args.model, stream, args, n_params)
     if "dft" in args.parts:
         result["dft_vs_sft"] = part_dft(args.model, stream, args)
+    if "real" in args.parts:
+        result["real"] = part_real(args.model, args)
     result["wall_seconds"] = round(time.time() - started, 1)
     print("wrote", write_result(args.out, result))
 
