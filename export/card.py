@@ -1,9 +1,12 @@
 """The Hub model card (README.md) of a release: YAML front matter the Hub reads, then what the model is and how to run it.
 
-`front_matter(cfg, source)` gives the metadata (license, base_model, base_model_relation, datasets, tags,
+`front_matter(cfg, source, runs)` gives the metadata (license, base_model, base_model_relation, datasets, tags,
 pipeline_tag, library_name); `model_card(...)` renders the whole card with the training config and eval results
 found in the run folder, the GGUF parity figures, and usage for llama.cpp, MLX and the nanoagent laptop agent.
-`read_front_matter(text)` parses a card back and `missing_keys(meta)` says what a card lacks.
+`read_front_matter(text)` parses a card back and `missing_keys(meta)` says what a card lacks. The metadata is
+built by huggingface_hub's `ModelCardData`, which checks it against the Hub's card schema as it builds it; the
+BFCL results also go into its `model-index` (huggingface_hub's `EvalResult`s: one per suite of each run of this
+model, base-model runs left out), which the Hub shows as the model's evaluation results.
 
 Usage:
     text = model_card(cfg, source, gguf_name="x-Q8_0.gguf", training={...}, evals={...}, parity={...})
@@ -12,7 +15,7 @@ The card opens its results with a BFCL table built from eval.toolcall result fil
 per suite and per run label, with published anchors beside), shows the training loss plot and the data the run
 trained on, and its usage section walks one tool call end to end through `nanoagent serve` and llama.cpp's server.
 
-Left out: the Hub's model-index eval schema (results are shown as a table and shipped as JSON files instead).
+Left out: the Hub's server-side card validation (`ModelCard.validate` needs the network; the release never does).
 """
 
 from __future__ import annotations
@@ -24,19 +27,41 @@ from nanoagent.bfcl_table import bfcl_table
 REQUIRED_KEYS = ("license", "base_model", "base_model_relation", "datasets", "tags", "pipeline_tag", "library_name")
 
 
-def front_matter(cfg, source) -> dict:
-    """Hub metadata. A model out of a training run is a fine-tune of the base; the embedded model re-exported is a
-    quantization of it."""
-    return {
-        "license": cfg.license,
-        "base_model": cfg.base_model,
-        "base_model_relation": "finetune" if source.run_dir else "quantized",
-        "datasets": list(cfg.datasets),
-        "tags": list(cfg.tags),
-        "pipeline_tag": "text-generation",
-        "library_name": "mlx",
-        "language": ["en"],
-    }
+BFCL_DATASET = "gorilla-llm/Berkeley-Function-Calling-Leaderboard"
+
+
+def eval_results(runs: list[dict]) -> list:
+    """huggingface_hub EvalResults (accuracy in %) for every suite of every eval.toolcall run of this model; runs
+    labelled base* measure the base model and are left out."""
+    from huggingface_hub import EvalResult
+
+    out = []
+    for run in runs:
+        label = str(run.get("label", "model"))
+        if label.startswith("base"):
+            continue
+        for suite, res in run["suites"].items():
+            m = res.get("metrics") or {}
+            if "accuracy" in m:
+                out.append(EvalResult(task_type="text-generation", task_name="tool calling",
+                                      dataset_type=BFCL_DATASET, dataset_name=f"BFCL {suite}", dataset_config=suite,
+                                      metric_type="accuracy", metric_name=f"AST accuracy, {label}",
+                                      metric_value=round(100 * m["accuracy"], 1)))
+    return out
+
+
+def front_matter(cfg, source, runs: list[dict] | None = None) -> dict:
+    """Hub metadata, built (and checked) by huggingface_hub's ModelCardData. A model out of a training run is a
+    fine-tune of the base; the embedded model re-exported is a quantization of it."""
+    from huggingface_hub import ModelCardData
+
+    results = eval_results(runs or [])
+    data = ModelCardData(
+        license=cfg.license, base_model=cfg.base_model,
+        base_model_relation="finetune" if source.run_dir else "quantized",
+        datasets=list(cfg.datasets), tags=list(cfg.tags), pipeline_tag="text-generation", library_name="mlx",
+        language=["en"], model_name=cfg.repo_id.split("/")[-1] if results else None, eval_results=results or None)
+    return data.to_dict()
 
 
 def read_front_matter(text: str) -> dict | None:
@@ -83,7 +108,8 @@ def _flat(d: dict, prefix: str = "") -> list[tuple[str, str]]:
 
 def model_card(cfg, source, gguf_name: str, training: dict, evals: dict, parity: dict | None) -> str:
     repo = cfg.repo_id
-    meta = yaml.safe_dump(front_matter(cfg, source), sort_keys=False).strip()
+    runs = toolcall_runs(evals)
+    meta = yaml.safe_dump(front_matter(cfg, source, runs), sort_keys=False).strip()
     origin = (f"fine-tuned with nanoagent from `{cfg.base_model}` (run folder `{source.run_dir.name}`)"
               if source.run_dir else f"`{cfg.base_model}` re-exported by nanoagent")
     parts = [f"---\n{meta}\n---\n", f"# {repo.split('/')[-1]}\n",
@@ -92,7 +118,6 @@ def model_card(cfg, source, gguf_name: str, training: dict, evals: dict, parity:
              "`config.json` and the tokenizer. The chat template (in the tokenizer and in the GGUF metadata) lists "
              "tools as JSON inside `<tools></tools>` in the system turn; the model answers a call as "
              "`<tool_call>\\n{\"name\": ..., \"arguments\": {...}}\\n</tool_call>`.\n"]
-    runs = toolcall_runs(evals)
     if runs:
         parts.append("## Results (BFCL, offline, greedy)\n\nAccuracy in % with the schema-valid rate in brackets, per "
                      "suite, scored by nanoagent's BFCL checker (`python -m eval.toolcall`); the published figures "

@@ -113,6 +113,9 @@ def test_dry_run_builds_a_complete_valid_folder_without_network(run_dir, tmp_pat
     meta = read_front_matter(card)
     assert missing_keys(meta) == [] and set(REQUIRED_KEYS) <= set(meta)
     assert meta["base_model_relation"] == "finetune"
+    from huggingface_hub import ModelCard  # the Hub's own parser reads the metadata and its model-index back
+    results = {(r.dataset_config, r.metric_value) for r in ModelCard(card).data.eval_results}
+    assert results == {("simple_python", 55.5), ("irrelevance", 70.0)}
     assert "0.42" in card and "llama-server" in card and "mlx_lm.generate" in card and "nanoagent run" in card
     assert "nanoagent serve" in card and "tool_calls" in card
     assert "steps: 30" in card
@@ -190,3 +193,11 @@ def test_evals_flag_reaches_the_config():
 
     assert parse_args(["--repo-id", "me/x", "--evals", "a.json", "b.json"]).evals == ["a.json", "b.json"]
     assert parse_args(["--repo-id", "me/x"]).evals == []
+
+
+def test_model_index_leaves_base_runs_out():
+    from export.card import eval_results
+    suites = {"simple_python": {"metrics": {"accuracy": 0.3}}, "parallel": {"metrics": {}}}
+    got = eval_results([{"label": "base-q8_0", "suites": suites}, {"label": "trained", "suites": suites}])
+    assert [(r.dataset_config, r.metric_value, r.metric_name) for r in got] == [
+        ("simple_python", 30.0, "AST accuracy, trained")]
