@@ -19,7 +19,9 @@ Usage:
         h = layer(h, spans, None)                # spans passed where the mask goes; other masks work as before
     loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))   # backward inside too (checkpointing)
 
-Speed measured in bench/results/train_speed_real.json. Left out: KV caches (training only; a cache falls back to
+Measured (bench/results/train_speed_real.json, packed 4 x 1024 default-recipe rows, LoRA, 2-core AMD EPYC): 67.6 ->
+105.7 tokens/s and peak memory 11.4 -> 8.9 GB against the dense mask; blocks of 128 and unblocked records were
+slower than 256 on a profiled batch. Left out: KV caches (training only; a cache falls back to
 the dense path's error), attention sinks.
 """
 
