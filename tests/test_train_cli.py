@@ -172,6 +172,7 @@ def test_resume_keeps_the_runs_settings_and_refuses_changes(tiny, tmp_path, shor
     base = ["--model", str(tiny), "--data", str(short_data), "--run-dir", str(run), "--batch-size", "2",
             "--save-every", "2", "--val-every", "0", "--validity-n", "0", "--no-progress", "--no-plot"]
     assert dft.main(base + ["--steps", "2", "--pack", "--max-length", "128", "--learning-rate", "1e-3"]) == 0
+    assert "batch 2 x 128 fits" in capsys.readouterr().out  # the memory line (train/memory_fit.py)
     config = (run / "config.yaml").read_text()
     # an unsafe change is refused, naming the setting and both values, and the folder is left as it was
     assert dft.main(base + ["--steps", "4", "--learning-rate", "5e-3"]) == 2
@@ -182,7 +183,8 @@ def test_resume_keeps_the_runs_settings_and_refuses_changes(tiny, tmp_path, shor
     assert dft.main(base + ["--steps", "4"]) == 0
     resumed = yaml.safe_load((run / "config.yaml").read_text())
     assert resumed["pack"] is True and resumed["max_length"] == 128 and resumed["learning_rate"] == 1e-3
-    assert resumed["steps"] == 4 and "resuming" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert resumed["steps"] == 4 and "resuming" in out and "resumed run keeps its batch settings" in out
     # --force-config takes the new value
     assert dft.main(base + ["--steps", "6", "--learning-rate", "5e-3", "--force-config"]) == 0
     assert yaml.safe_load((run / "config.yaml").read_text())["learning_rate"] == 5e-3

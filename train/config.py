@@ -51,6 +51,10 @@ class DFTConfig(TrainingConfig):
     # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
     decision_weight: float = 1.0
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
+    # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
+    # batch_size rows would pass memory_budget of the machine's memory (train/memory_fit.py); off: only warn
+    memory_fit: bool = True
+    memory_budget: float = 0.75
     # evaluation
     val_every: int = 50
     val_batches: int = 0  # 0: the whole validation set
@@ -73,6 +77,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     for key in ("batch_size", "grad_accum", "max_length"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
+    if not 0 < cfg.memory_budget <= 1:
+        raise ConfigError(f"config key 'memory_budget' is a share of the machine's memory in (0, 1], got "
+                          f"{cfg.memory_budget}")
     if cfg.decision_weight <= 0:
         raise ConfigError(f"config key 'decision_weight' must be positive, got {cfg.decision_weight}")
     return cfg
@@ -93,7 +100,7 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
 
 
 # What may change when a run resumes: how long it runs and how it reports, not what it trains.
-RESUME_SAFE = {"steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n", "threshold_n",
+RESUME_SAFE = {"memory_fit", "memory_budget", "steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n", "threshold_n",
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 

@@ -10,8 +10,9 @@
 Order of work, so bad input fails in seconds, not hours: config (unknown keys, bad values) -> data folder (built
 from the default recipe if missing) -> tokenizer -> every record rendered and checked (malformed, too long, empty:
 errors or counted skips, reported in `data_stats.json`) -> model -> held-out tool-call validity of the base model
--> training (progress bar, metrics.jsonl, checkpoints, best weights by validation cross-entropy) -> final model
-(the best weights, with `keep_best`), loss.png -> validity after -> the call threshold, chosen on the validation
+-> the micro-batch fitted to memory (one probe row; train/memory_fit.py) -> training (progress bar,
+metrics.jsonl, checkpoints, best weights by validation cross-entropy) -> final model (the best weights, with
+`keep_best`), loss.png -> validity after -> the call threshold, chosen on the validation
 split and saved with the model (`threshold_n`; nanoagent/call_threshold.py) -> summary.json.
 Validity is scored by the eval stage (`nanoagent.scoring.evaluate_model`, the runner eval.toolcall uses; greedy, batched): the share of replies on held-out
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
@@ -105,7 +106,8 @@ def run(cfg: DFTConfig) -> dict:
     from nanoagent.heldout import prose_perplexity
     from nanoagent.models import load, resolve_model_path
     from train.losses import LOSSES
-    from train.checkpoint import load_best
+    from train.checkpoint import load_best, usable_checkpoint
+    from train.memory_fit import fit_memory
     from train.report import RunReporter, plot_losses
     from train.trainer import build_optimizer, train
     from train.tuning import prepare, save_final
@@ -160,6 +162,10 @@ def run(cfg: DFTConfig) -> dict:
 
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
+    if cfg.resume and usable_checkpoint(run_dir, say=lambda msg: None):
+        say("memory: the resumed run keeps its batch settings")
+    else:  # may shrink the micro-batch (raising grad_accum) before the config is saved
+        say(fit_memory(model, cfg, LOSSES[cfg.loss], world))
     optimizer = build_optimizer(cfg)
     if rank == 0:
         write_json(run_dir / "data_stats.json", stats)

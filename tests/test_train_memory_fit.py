@@ -1,0 +1,75 @@
+"""train/memory_fit.py: the probe's prediction, the micro-batch it picks, and the errors it gives."""
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+
+import pytest
+
+from nanoagent.testing import tiny_llama
+from train.config import ConfigError, DFTConfig, from_dict
+from train.losses import sft_loss
+from train.memory_fit import fit_memory, machine_memory_gb, measure, predict_gb, trainable_bytes
+from train.tuning import prepare
+
+VOCAB = 300
+
+
+@pytest.fixture(scope="module")
+def model():
+    m = tiny_llama(VOCAB, seed=0)
+    prepare(m, DFTConfig(fine_tune="full"))
+    return m
+
+
+@pytest.fixture(scope="module")
+def costs(model):
+    m = measure(model, sft_loss, 256, VOCAB)
+    return m, 2 * trainable_bytes(model) / 1e9
+
+
+def cfg(**kw):
+    return DFTConfig(fine_tune="full", max_length=256, **({"batch_size": 4, "grad_accum": 3} | kw))
+
+
+def test_the_probe_sees_rows_and_gradients(costs):
+    m, opt = costs
+    assert m["row"] > 0 and m["grads"] > 0 and m["before"] > 0
+    assert predict_gb(m, 4, opt) > predict_gb(m, 2, opt) > predict_gb(m, 1, opt)
+    assert machine_memory_gb() > 0
+
+
+def test_a_batch_that_fits_is_kept(model):
+    c = cfg()
+    line = fit_memory(model, c, sft_loss, total_gb=1000.0)
+    assert (c.batch_size, c.grad_accum) == (4, 3) and "batch 4 x 256 fits" in line
+
+
+def test_a_batch_over_budget_becomes_smaller_micro_batches(model, costs):
+    m, opt = costs
+    total = (predict_gb(m, 2, opt) + predict_gb(m, 4, opt)) / 2 / 0.75  # budget between 2 and 4 rows
+    c = cfg()
+    line = fit_memory(model, c, sft_loss, total_gb=total)
+    assert (c.batch_size, c.grad_accum) == (2, 6)  # the same 12 rows per step
+    assert "micro-batches of 2 rows with 6 accumulated (was 4 x 3" in line
+
+
+def test_no_memory_fit_keeps_the_settings_and_warns(model, costs):
+    m, opt = costs
+    c = cfg(memory_fit=False)
+    line = fit_memory(model, c, sft_loss, total_gb=predict_gb(m, 2, opt) / 0.75)
+    assert (c.batch_size, c.grad_accum) == (4, 3) and "--no-memory-fit" in line and "--batch-size" in line
+
+
+def test_one_row_over_budget_is_an_error_naming_the_flags(model, costs):
+    m, opt = costs
+    with pytest.raises(ConfigError, match="--max-length.*--grad-checkpoint"):
+        fit_memory(model, cfg(), sft_loss, total_gb=predict_gb(m, 1, opt) / 0.75 * 0.9)
+
+
+def test_not_checked_when_it_cannot_be():
+    assert "data-parallel" in fit_memory(None, cfg(), sft_loss, world=2, total_gb=8.0)
+    assert "does not report" in fit_memory(None, cfg(), sft_loss, total_gb=0.0)
+
+
+def test_memory_budget_is_a_share():
+    with pytest.raises(ConfigError, match="memory_budget"):
+        from_dict({"memory_budget": 1.5})

@@ -1,0 +1,115 @@
+"""Fit train.dft's micro-batch to the machine's memory before the first step, and say so in one line.
+
+A run that needs more memory than the machine has should stop in seconds with the flag to change, not be killed
+an hour in (or swap an 8 GB M1 to a crawl). Before training, `fit_memory` measures one forward and backward pass
+of a single worst-case row (max_length tokens, one record, every token supervised) on the real model, and
+predicts a micro-batch of B rows as
+
+    peak(B) ~ weights and adapters + gradients + optimizer state + B x (one row's activations)
+
+where one row's activations are the probe's peak less what was there before it and its gradients. If `batch_size`
+rows exceed the budget (`memory_budget` of the machine's memory), the micro-batch shrinks to the largest divisor
+of `batch_size` that fits and `grad_accum` grows by the same factor, so each step still sees batch_size x
+grad_accum rows (the gradient is a token-weighted sum over micro-batches, the same as one large batch). If even one
+row does not fit, it is an error naming --max-length and --grad-checkpoint. `--no-memory-fit` keeps the settings as
+given and only warns.
+
+The probe is a worst case, so the prediction is an upper bound. Against measured peaks on the embedded 135M model
+(2-core AMD EPYC): packed 4 x 1024, predicted 11.9 GB for LoRA, measured 8.9 GB; for full fine-tuning, predicted
+11.8 GB, measured 11.5 GB (bench/results/train_speed_real.json). For LoRA at 2 x 1024, predicted 6.2 GB, measured
+3.9-4.4 GB (the quality run's first steps). The probe costs one forward and backward pass at the start (seconds
+here). A resumed run keeps the settings it started with (no probe). Data-parallel runs and non-llama models are
+not probed (said so). Left out: turning on gradient checkpointing by itself (the error suggests it).
+
+    from train.memory_fit import fit_memory
+    note = fit_memory(model, cfg, loss)     # may lower cfg.batch_size and raise cfg.grad_accum; returns the line
+"""
+
+from __future__ import annotations
+
+import os
+
+import mlx.core as mx
+import numpy as np
+from mlx.utils import tree_flatten
+
+from train.config import ConfigError
+from train.data import Batch
+
+GB = 1e9
+
+
+def machine_memory_gb() -> float:
+    """Physical memory (Linux and macOS), 0 when the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GB
+    except (ValueError, OSError, AttributeError):
+        return 0.0
+
+
+def probe_batch(max_length: int, vocab_size: int) -> Batch:
+    """One row of max_length - 1 inputs, one record, every target supervised: the most memory a row can take."""
+    n = max_length - 1
+    ids = np.random.default_rng(0).integers(3, vocab_size, size=(1, n + 1), dtype=np.int32)
+    return Batch(ids[:, :-1], ids[:, 1:], np.ones((1, n), np.float32), (((0, n),),), 1, np.array([n]))
+
+
+def trainable_bytes(model) -> int:
+    return sum(v.nbytes for _, v in tree_flatten(model.trainable_parameters()))
+
+
+def measure(model, loss, max_length: int, vocab_size: int) -> dict:
+    """GB: `before` (what is alive now), `row` (one worst-case row's activations), `grads` (the gradients)."""
+    import mlx.nn as nn
+
+    from nanoagent.packed_attention import using_packed_rows
+
+    mx.eval(model.parameters())
+    before = mx.get_active_memory()
+    mx.reset_peak_memory()
+    (value, _), grads = using_packed_rows(nn.value_and_grad(model, loss))(model, probe_batch(max_length, vocab_size))
+    mx.eval(value, grads)
+    peak = mx.get_peak_memory()
+    grad_bytes = sum(v.nbytes for _, v in tree_flatten(grads))
+    del grads, value
+    return {"before": before / GB, "grads": grad_bytes / GB, "row": max(peak - before - grad_bytes, 0) / GB}
+
+
+def predict_gb(m: dict, rows: int, optimizer_gb: float) -> float:
+    return m["before"] + m["grads"] + optimizer_gb + rows * m["row"]
+
+
+def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) -> str:
+    """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum) when batch_size rows would not fit.
+    Returns the one line to print; raises ConfigError when one row is over the budget."""
+    total = machine_memory_gb() if total_gb is None else total_gb
+    if world > 1:
+        return f"memory: not checked (data-parallel over {world} processes)"
+    if total <= 0:
+        return "memory: not checked (this system does not report its memory)"
+    vocab = getattr(getattr(model, "args", None), "vocab_size", None)
+    if vocab is None or getattr(model, "model", None) is None:
+        return f"memory: not checked ({type(model).__name__} is not llama-shaped)"
+    budget = cfg.memory_budget * total
+    m = measure(model, loss, cfg.max_length, vocab)
+    optimizer_gb = 2 * trainable_bytes(model) / GB  # AdamW's two moments
+    want = predict_gb(m, cfg.batch_size, optimizer_gb)
+    head = (f"memory: {total:.1f} GB here, budget {budget:.1f} GB ({cfg.memory_budget:.0%}); a row of "
+            f"{cfg.max_length} tokens takes about {m['row']:.2f} GB over {m['before'] + m['grads'] + optimizer_gb:.2f}"
+            " GB of weights, gradients and optimizer state")
+    if want <= budget:
+        return f"{head}: batch {cfg.batch_size} x {cfg.max_length} fits (~{want:.1f} GB)"
+    if predict_gb(m, 1, optimizer_gb) > budget:
+        raise ConfigError(f"{head}: even one row needs ~{predict_gb(m, 1, optimizer_gb):.1f} GB; lower --max-length "
+                          "or add --grad-checkpoint (or raise --memory-budget if the machine has memory to spare)")
+    if not cfg.memory_fit:
+        return (f"{head}: batch {cfg.batch_size} x {cfg.max_length} needs ~{want:.1f} GB, over the budget; kept as "
+                "given (--no-memory-fit). Lower --batch-size and raise --grad-accum to fit")
+    rows = max(d for d in range(1, cfg.batch_size + 1)
+               if cfg.batch_size % d == 0 and predict_gb(m, d, optimizer_gb) <= budget)
+    factor = cfg.batch_size // rows
+    old = (cfg.batch_size, cfg.grad_accum)
+    cfg.batch_size, cfg.grad_accum = rows, cfg.grad_accum * factor
+    return (f"{head}: batch {old[0]} x {cfg.max_length} would need ~{want:.1f} GB, so micro-batches of {rows} rows "
+            f"with {cfg.grad_accum} accumulated (was {old[0]} x {old[1]}; the same rows per step, "
+            f"~{predict_gb(m, rows, optimizer_gb):.1f} GB)")
