@@ -4,7 +4,8 @@ A packed row holds several whole records; each may attend only to itself, causal
 (B, 1, L, L) block-diagonal mask and lets MLX compute every score of the (B, H, L, L) matrix, then hide most of
 them. On the CPU the scores' element-wise passes (mask, softmax, its gradient) cost about as much as the products
 (MLX runs them one element at a time on x86; bench/results/mlx_cpu_ops.json), so scores nobody sees are pure waste.
-Here each record's queries are split into blocks of `block` rows, and each block scores only the keys it can see:
+Here each record's queries are split into blocks of `block` rows, and each block scores only the keys it can see
+(plain causal rows are one record each, so they skip the upper triangle the same way):
 
     record of length n, blocks of b:   scores computed  ~ n * n / 2 + n * b / 2   instead of   L * L per row
 
@@ -47,6 +48,11 @@ class RecordSpans:
     def __init__(self, rows):
         object.__setattr__(self, "rows", tuple(tuple((int(s), int(e)) for s, e in row) for row in rows))
 
+    @classmethod
+    def whole_rows(cls, batch: int, length: int) -> "RecordSpans":
+        """Plain causal rows (one record each, padding after it is harmless: no real token sees it)."""
+        return cls([[(0, length)]] * batch)
+
     def dense(self, length: int):
         """The same attention as a (B, L, L) bool block-diagonal causal mask (numpy), for checks and fallbacks."""
         import numpy as np
@@ -73,16 +79,19 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None, bloc
     if len(mask.rows) != queries.shape[0]:
         raise ValueError(f"{len(mask.rows)} rows of record spans for a batch of {queries.shape[0]} rows")
     block = block or BLOCK
-    rows = []
-    for r, spans in enumerate(mask.rows):
-        q, k, v = queries[r:r + 1], keys[r:r + 1], values[r:r + 1]
-        parts = []
-        for start, end in spans:
-            for s, e in _blocks(start, end, block):
-                parts.append(numpy_ops.attention(q[:, :, s:e], k[:, :, start:e], v[:, :, start:e], None, scale,
-                                                 "causal"))
-        rows.append(parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2))
+    if len(set(mask.rows)) == 1:  # every row cut the same way (plain causal rows): one pass over the whole batch
+        return _row_attention(queries, keys, values, mask.rows[0], scale, block)
+    rows = [_row_attention(queries[r:r + 1], keys[r:r + 1], values[r:r + 1], spans, scale, block)
+            for r, spans in enumerate(mask.rows)]
     return rows[0] if len(rows) == 1 else mx.concatenate(rows, axis=0)
+
+
+def _row_attention(q, k, v, spans, scale: float, block: int):
+    parts = []
+    for start, end in spans:
+        for s, e in _blocks(start, end, block):
+            parts.append(numpy_ops.attention(q[:, :, s:e], k[:, :, start:e], v[:, :, start:e], None, scale, "causal"))
+    return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2)
 
 
 @contextmanager

@@ -96,12 +96,14 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
     import numpy as np
     from mlx.utils import tree_map
 
+    from nanoagent.packed_attention import using_packed_rows
     from train.grpo_loss import clip_fraction, grpo_loss, token_logprobs
 
     if ref_model is not None and cfg.beta:
         for b in batches:
             b.ref_logprobs = np.asarray(token_logprobs(ref_model, b))
-    loss_and_grad = nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta))
+    # attention in query blocks (train.losses.hidden_states), kept in place for checkpointing's backward too
+    loss_and_grad = using_packed_rows(nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta)))
     losses, norms, clips = [], [], []
     for _ in range(cfg.inner_steps):
         grads, total = None, mx.array(0.0)

@@ -31,16 +31,12 @@ def _inner(model):
 
 def hidden_states(model, inputs: mx.array, spans=None) -> mx.array:
     """Final normed hidden states (B, L, D); `spans`: a packed batch's record spans (Batch.spans), None for plain
-    causal attention over each row."""
+    causal attention over each row. Either way attention runs in query blocks that skip the hidden scores."""
     inner = _inner(model)
     if inner is None:
         raise TypeError(f"{type(model).__name__} has no model.embed_tokens/layers/norm; cannot get hidden states")
     h = inner.embed_tokens(inputs)
-    if spans is None:
-        for layer in inner.layers:
-            h = layer(h, "causal", None)
-        return inner.norm(h)
-    mask = RecordSpans(spans)
+    mask = RecordSpans(spans) if spans is not None else RecordSpans.whole_rows(*inputs.shape[:2])
     with packed_rows():
         for layer in inner.layers:
             h = layer(h, mask, None)
