@@ -154,3 +154,17 @@ def test_plain_causal_rows_match_mlx_causal_attention():
     np.testing.assert_allclose(float(a), float(b), rtol=1e-5)
     for x, y in zip(ga, gb):
         np.testing.assert_allclose(np.array(x), np.array(y), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("spans", [SPANS, RecordSpans.whole_rows(2, 29)])
+def test_off_the_cpu_the_spans_become_the_dense_mask_again(spans, monkeypatch):
+    """Metal keeps MLX's fused attention over one mask (the blocks are for the CPU): same outputs either way."""
+    q, k, v = qkv()
+    blocked = packed_attention.attention(q, k, v, None, 0.5, spans, block=5)
+    seen = []
+    real = numpy_ops.attention
+    monkeypatch.setattr(packed_attention, "on_cpu", lambda: False)
+    monkeypatch.setattr(numpy_ops, "attention", lambda *a: seen.append(a[-1]) or real(*a))
+    dense = packed_attention.attention(q, k, v, None, 0.5, spans, block=5)
+    assert len(seen) == 1 and (seen[0] == "causal") == (spans.rows[0] == ((0, 29),))
+    np.testing.assert_allclose(np.array(blocked), np.array(dense), rtol=1e-5, atol=1e-6)
