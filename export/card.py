@@ -4,9 +4,10 @@
 pipeline_tag, library_name); `model_card(...)` renders the whole card with the training config and eval results
 found in the run folder, the GGUF parity figures, and usage for llama.cpp, MLX and the nanoagent laptop agent.
 `read_front_matter(text)` parses a card back and `missing_keys(meta)` says what a card lacks. The metadata is
-built by huggingface_hub's `ModelCardData`, which checks it against the Hub's card schema as it builds it; the
-BFCL results also go into its `model-index` (huggingface_hub's `EvalResult`s: one per suite of each run of this
-model, base-model runs left out), which the Hub shows as the model's evaluation results.
+built by huggingface_hub's `ModelCardData` (the Hub's field names; it checks the `model-index` it writes: each
+result an `EvalResult` with its required fields, and a model name beside them); the BFCL results go into that
+`model-index` (one per suite of each run of this model, base-model runs left out), which the Hub shows as the
+model's evaluation results. The release test reads the card back with huggingface_hub's `ModelCard`.
 
 Usage:
     text = model_card(cfg, source, gguf_name="x-Q8_0.gguf", training={...}, evals={...}, parity={...})

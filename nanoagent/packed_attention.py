@@ -57,14 +57,29 @@ class RecordSpans:
         return cls([[(0, length)]] * batch)
 
     def dense(self, length: int):
-        """The same attention as a (B, L, L) bool block-diagonal causal mask (numpy), for checks and fallbacks."""
-        import numpy as np
+        """The same attention as a (B, L, L) bool block-diagonal causal mask (numpy), for checks and fallbacks;
+        built once per spans and length (every layer asks for it on Metal)."""
+        return _dense(self.rows, length)
 
-        out = np.zeros((len(self.rows), length, length), bool)
+    def check(self, batch: int, length: int) -> None:
+        """ValueError unless there is one row of spans per batch row and each row's spans tile [0, length)."""
+        if len(self.rows) != batch:
+            raise ValueError(f"{len(self.rows)} rows of record spans for a batch of {batch} rows")
         for r, row in enumerate(self.rows):
-            for s, e in row:
-                out[r, s:e, s:e] = np.tril(np.ones((e - s, e - s), bool))
-        return out
+            ends = [0] + [e for _, e in row]
+            if not row or [s for s, _ in row] != ends[:-1] or ends[-1] != length or any(e <= s for s, e in row):
+                raise ValueError(f"row {r}'s record spans {list(row)} do not tile its {length} positions in order")
+
+
+@functools.lru_cache(maxsize=8)
+def _dense(rows: tuple, length: int):
+    import numpy as np
+
+    out = np.zeros((len(rows), length, length), bool)
+    for r, row in enumerate(rows):
+        for s, e in row:
+            out[r, s:e, s:e] = np.tril(np.ones((e - s, e - s), bool))
+    return out
 
 
 def on_cpu() -> bool:
@@ -83,8 +98,7 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None, bloc
         return numpy_ops.attention(queries, keys, values, cache, scale, mask, sinks)
     if cache is not None or sinks is not None:
         raise ValueError("packed-row attention is for training: no KV cache, no attention sinks")
-    if len(mask.rows) != queries.shape[0]:
-        raise ValueError(f"{len(mask.rows)} rows of record spans for a batch of {queries.shape[0]} rows")
+    mask.check(queries.shape[0], queries.shape[2])
     if not on_cpu():  # Metal: MLX's fused attention over the whole mask, as before (the blocks are a CPU measure)
         length = queries.shape[2]
         whole = all(row == ((0, length),) for row in mask.rows)

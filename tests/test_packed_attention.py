@@ -168,3 +168,12 @@ def test_off_the_cpu_the_spans_become_the_dense_mask_again(spans, monkeypatch):
     dense = packed_attention.attention(q, k, v, None, 0.5, spans, block=5)
     assert len(seen) == 1 and (seen[0] == "causal") == (spans.rows[0] == ((0, 29),))
     np.testing.assert_allclose(np.array(blocked), np.array(dense), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [[[(0, 5), (6, 29)], [(0, 29)]],      # a gap
+                                  [[(0, 5), (5, 28)], [(0, 29)]],      # short of the row's end
+                                  [[(0, 29)], [(0, 12), (12, 12), (12, 29)]]])  # an empty span
+def test_spans_that_do_not_tile_the_row_are_an_error_naming_it(rows):
+    q, k, v = qkv()
+    with pytest.raises(ValueError, match="row [01]'s record spans .* do not tile its 29 positions"):
+        packed_attention.attention(q, k, v, None, 1.0, RecordSpans(rows))

@@ -214,3 +214,23 @@ def test_a_damaged_checkpoint_falls_back_or_stops_before_touching_the_run(tiny, 
     err = capsys.readouterr().err
     assert "every checkpoint in" in err and "--no-resume" in err
     assert (run / "data_stats.json").read_bytes() == stats
+
+
+def test_a_run_the_memory_fit_shrank_resumes_with_the_same_command(tiny, tmp_path, short_data, capsys, monkeypatch):
+    """The fit stores what was asked (extra.memory_fit); the same command then resumes, with the fitted batch."""
+    import train.memory_fit as mf
+
+    monkeypatch.setattr(mf, "measure", lambda *a, **k: {"before": 0.1, "grads": 0.0, "row": 1.0})
+    monkeypatch.setattr(mf, "machine_memory_gb", lambda: 3.0 / 0.75)  # a budget of 3 GB: 2 rows fit, 4 do not
+    run = tmp_path / "r"
+    base = ["--model", str(tiny), "--data", str(short_data), "--run-dir", str(run), "--batch-size", "4",
+            "--grad-accum", "1", "--max-length", "128", "--save-every", "1", "--val-every", "0", "--validity-n", "0",
+            "--threshold-n", "0", "--no-progress", "--no-plot"]
+    assert dft.main(base + ["--steps", "1"]) == 0
+    assert "micro-batches of 2 rows with 2 accumulated (was 4 x 1" in capsys.readouterr().out
+    for steps in (2, 3):  # twice: the asked values survive a resume too
+        assert dft.main(base + ["--steps", str(steps)]) == 0, capsys.readouterr().err
+        saved = yaml.safe_load((run / "config.yaml").read_text())
+        assert (saved["batch_size"], saved["grad_accum"], saved["steps"]) == (2, 2, steps)
+        assert saved["extra"]["memory_fit"] == {"asked_batch_size": 4, "asked_grad_accum": 1}
+    assert "resumed run keeps its batch settings" in capsys.readouterr().out

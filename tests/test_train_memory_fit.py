@@ -23,7 +23,11 @@ def model():
 @pytest.fixture(scope="module")
 def costs(model):
     m = measure(model, sft_loss, 256, VOCAB)
-    return m, 2 * trainable_bytes(model) / 1e9
+    state = 3 * trainable_bytes(model) / 1e9
+
+    def need(rows, accumulating=True):
+        return predict_gb(m, rows, state, accumulating)
+    return m, need
 
 
 def cfg(**kw):
@@ -31,9 +35,9 @@ def cfg(**kw):
 
 
 def test_the_probe_sees_rows_and_gradients(costs):
-    m, opt = costs
+    m, need = costs
     assert m["row"] > 0 and m["grads"] > 0 and m["before"] > 0
-    assert predict_gb(m, 4, opt) > predict_gb(m, 2, opt) > predict_gb(m, 1, opt)
+    assert need(1, accumulating=True) - need(1, accumulating=False) == pytest.approx(2 * m["grads"])
     assert machine_memory_gb() > 0
 
 
@@ -44,25 +48,38 @@ def test_a_batch_that_fits_is_kept(model):
 
 
 def test_a_batch_over_budget_becomes_smaller_micro_batches(model, costs):
-    m, opt = costs
-    total = (predict_gb(m, 2, opt) + predict_gb(m, 4, opt)) / 2 / 0.75  # budget between 2 and 4 rows
+    m, need = costs
+    total = (need(2) + need(4)) / 2 / 0.75  # budget between 2 and 4 rows
     c = cfg()
     line = fit_memory(model, c, sft_loss, total_gb=total)
     assert (c.batch_size, c.grad_accum) == (2, 6)  # the same 12 rows per step
     assert "micro-batches of 2 rows with 6 accumulated (was 4 x 3" in line
+    assert c.extra["memory_fit"] == {"asked_batch_size": 4, "asked_grad_accum": 3}
 
 
-def test_no_memory_fit_keeps_the_settings_and_warns(model, costs):
-    m, opt = costs
+@pytest.mark.parametrize("rows_that_fit", [2, 0])
+def test_no_memory_fit_keeps_the_settings_and_warns(model, costs, rows_that_fit):
+    m, need = costs
     c = cfg(memory_fit=False)
-    line = fit_memory(model, c, sft_loss, total_gb=predict_gb(m, 2, opt) / 0.75)
+    total = (need(rows_that_fit) if rows_that_fit else need(1) * 0.9) / 0.75  # even one row over: still a warning
+    line = fit_memory(model, c, sft_loss, total_gb=total)
     assert (c.batch_size, c.grad_accum) == (4, 3) and "--no-memory-fit" in line and "--batch-size" in line
 
 
 def test_one_row_over_budget_is_an_error_naming_the_flags(model, costs):
-    m, opt = costs
-    with pytest.raises(ConfigError, match="--max-length.*--grad-checkpoint"):
-        fit_memory(model, cfg(), sft_loss, total_gb=predict_gb(m, 1, opt) / 0.75 * 0.9)
+    m, need = costs
+    with pytest.raises(ConfigError, match="--max-length.*--grad-checkpoint.*--no-memory-fit"):
+        fit_memory(model, cfg(), sft_loss, total_gb=need(1) / 0.75 * 0.9)
+
+
+def test_the_probe_runs_the_loss_as_the_trainer_will(model, monkeypatch):
+    import train.memory_fit as mf
+    seen = []
+    monkeypatch.setattr(mf, "measure", lambda *a, numpy_ops=False: seen.append(numpy_ops) or
+                        {"before": 0.1, "grads": 0.0, "row": 0.1})
+    fit_memory(model, cfg(numpy_ops=True), sft_loss, total_gb=100.0)
+    fit_memory(model, cfg(), sft_loss, total_gb=100.0)
+    assert seen == [True, False]
 
 
 def test_not_checked_when_it_cannot_be():

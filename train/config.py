@@ -104,6 +104,15 @@ RESUME_SAFE = {"memory_fit", "memory_budget", "steps", "val_every", "val_batches
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 
+def asked_settings(saved: dict) -> dict:
+    """A saved run config's batch settings as they were asked for, when train.dft's memory fit changed them
+    (train/memory_fit.py keeps them in extra.memory_fit): the same command then resumes the run."""
+    fit = (saved.get("extra") or {}).get("memory_fit") or {}
+    if "asked_batch_size" not in fit:
+        return {}
+    return {"batch_size": fit["asked_batch_size"], "grad_accum": fit["asked_grad_accum"]}
+
+
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:
     """The run folder's own settings when `cfg` resumes a run (train/run_config.py), else `cfg`."""
-    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict)
+    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict, aliases_of=asked_settings)

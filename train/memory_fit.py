@@ -2,22 +2,24 @@
 
 A run that needs more memory than the machine has should stop in seconds with the flag to change, not be killed
 an hour in (or swap an 8 GB M1 to a crawl). Before training, `fit_memory` measures one forward and backward pass
-of a single worst-case row (max_length tokens, one record, every token supervised) on the real model, and
-predicts a micro-batch of B rows as
+of a single worst-case row (max_length tokens, one record, every token supervised) on the real model, with
+`--numpy-ops` if the run uses it, and predicts a micro-batch of B rows as
 
-    peak(B) ~ weights and adapters + gradients + optimizer state + B x (one row's activations)
+    peak(B) ~ weights and adapters + gradients (x3 when accumulating: the sum, the scaled copy, the new ones)
+              + optimizer state and one update's temporaries + B x (one row's activations)
 
 where one row's activations are the probe's peak less what was there before it and its gradients. If `batch_size`
-rows exceed the budget (`memory_budget` of the machine's memory), the micro-batch shrinks to the largest divisor
-of `batch_size` that fits and `grad_accum` grows by the same factor, so each step still sees batch_size x
-grad_accum rows (the gradient is a token-weighted sum over micro-batches, the same as one large batch). If even one
-row does not fit, it is an error naming --max-length and --grad-checkpoint. `--no-memory-fit` keeps the settings as
-given and only warns.
+rows exceed the budget (`memory_budget` of the machine's memory, or of the container's limit when lower), the
+micro-batch shrinks to the largest divisor of `batch_size` that fits and `grad_accum` grows by the same factor, so
+each step still sees batch_size x grad_accum rows (the gradient is a token-weighted sum over micro-batches, the
+same as one large batch). The run's config.yaml holds the fitted values and remembers the asked ones, so the same
+command resumes it. If even one row does not fit, it is an error naming --max-length, --grad-checkpoint and
+--no-memory-fit; `--no-memory-fit` keeps the settings as given and only warns.
 
-The probe is a worst case, so the prediction is an upper bound. Against measured peaks on the embedded 135M model
-(2-core AMD EPYC): packed 4 x 1024, predicted 11.9 GB for LoRA, measured 8.9 GB; for full fine-tuning, predicted
-11.8 GB, measured 11.5 GB (bench/results/train_speed_real.json). For LoRA at 2 x 1024, predicted 6.2 GB, measured
-3.9-4.4 GB (the quality run's first steps). The probe costs one forward and backward pass at the start (seconds
+The probe is a worst case, so the prediction errs high. Against measured peaks on the embedded 135M model (2-core
+AMD EPYC): packed 4 x 1024, predicted 11.9 GB for LoRA, measured 8.9 GB; full fine-tuning predicted 12.4 GB,
+measured 11.5 GB (bench/results/train_speed_real.json); LoRA at 2 x 1024 with accumulation predicted 6.3 GB,
+measured 3.9-4.4 GB (the quality run's steps). The probe costs one forward and backward pass at the start (seconds
 here). A resumed run keeps the settings it started with (no probe). Data-parallel runs and non-llama models are
 not probed (said so). Left out: turning on gradient checkpointing by itself (the error suggests it).
 
@@ -39,12 +41,24 @@ from train.data import Batch
 GB = 1e9
 
 
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")  # v2, v1
+
+
 def machine_memory_gb() -> float:
-    """Physical memory (Linux and macOS), 0 when the system does not say."""
+    """Physical memory (Linux and macOS), or a container's memory limit when lower; 0 when the system does not
+    say."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GB
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 0.0
+    for path in CGROUP_LIMITS:
+        try:
+            text = open(path).read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total / GB
 
 
 def probe_batch(max_length: int, vocab_size: int) -> Batch:
@@ -58,30 +72,38 @@ def trainable_bytes(model) -> int:
     return sum(v.nbytes for _, v in tree_flatten(model.trainable_parameters()))
 
 
-def measure(model, loss, max_length: int, vocab_size: int) -> dict:
-    """GB: `before` (what is alive now), `row` (one worst-case row's activations), `grads` (the gradients)."""
+def measure(model, loss, max_length: int, vocab_size: int, numpy_ops: bool = False) -> dict:
+    """GB: `before` (what is alive now), `row` (one worst-case row's activations), `grads` (the gradients),
+    measured the way the trainer runs the loss (with `numpy_ops` when it does)."""
     import mlx.nn as nn
 
+    from nanoagent.numpy_ops import using_numpy_ops
     from nanoagent.packed_attention import using_packed_rows
 
     mx.eval(model.parameters())
     before = mx.get_active_memory()
     mx.reset_peak_memory()
-    (value, _), grads = using_packed_rows(nn.value_and_grad(model, loss))(model, probe_batch(max_length, vocab_size))
+    loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))
+    if numpy_ops:
+        loss_and_grad = using_numpy_ops(loss_and_grad)
+    (value, _), grads = loss_and_grad(model, probe_batch(max_length, vocab_size))
     mx.eval(value, grads)
     peak = mx.get_peak_memory()
     grad_bytes = sum(v.nbytes for _, v in tree_flatten(grads))
     del grads, value
+    mx.reset_peak_memory()  # the first step reports its own peak, not the probe's
     return {"before": before / GB, "grads": grad_bytes / GB, "row": max(peak - before - grad_bytes, 0) / GB}
 
 
-def predict_gb(m: dict, rows: int, optimizer_gb: float) -> float:
-    return m["before"] + m["grads"] + optimizer_gb + rows * m["row"]
+def predict_gb(m: dict, rows: int, state_gb: float, accumulating: bool) -> float:
+    """`state_gb`: optimizer moments and one update's temporaries; accumulation holds three gradient trees."""
+    return m["before"] + m["grads"] * (3 if accumulating else 1) + state_gb + rows * m["row"]
 
 
 def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) -> str:
-    """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum) when batch_size rows would not fit.
-    Returns the one line to print; raises ConfigError when one row is over the budget."""
+    """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum, remembering the asked values in
+    cfg.extra["memory_fit"]) when batch_size rows would not fit. Returns the one line to print; raises ConfigError
+    when one row is over the budget (unless memory_fit is off: then the line warns)."""
     total = machine_memory_gb() if total_gb is None else total_gb
     if world > 1:
         return f"memory: not checked (data-parallel over {world} processes)"
@@ -91,25 +113,30 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
     if vocab is None or getattr(model, "model", None) is None:
         return f"memory: not checked ({type(model).__name__} is not llama-shaped)"
     budget = cfg.memory_budget * total
-    m = measure(model, loss, cfg.max_length, vocab)
-    optimizer_gb = 2 * trainable_bytes(model) / GB  # AdamW's two moments
-    want = predict_gb(m, cfg.batch_size, optimizer_gb)
+    m = measure(model, loss, cfg.max_length, vocab, numpy_ops=cfg.numpy_ops)
+    state_gb = 3 * trainable_bytes(model) / GB  # AdamW's two moments and the update's temporaries
+
+    def need(rows: int) -> float:
+        return predict_gb(m, rows, state_gb, accumulating=cfg.grad_accum * cfg.batch_size // rows > 1)
+
     head = (f"memory: {total:.1f} GB here, budget {budget:.1f} GB ({cfg.memory_budget:.0%}); a row of "
-            f"{cfg.max_length} tokens takes about {m['row']:.2f} GB over {m['before'] + m['grads'] + optimizer_gb:.2f}"
+            f"{cfg.max_length} tokens takes about {m['row']:.2f} GB over {m['before'] + m['grads'] + state_gb:.2f}"
             " GB of weights, gradients and optimizer state")
+    want = need(cfg.batch_size)
     if want <= budget:
         return f"{head}: batch {cfg.batch_size} x {cfg.max_length} fits (~{want:.1f} GB)"
-    if predict_gb(m, 1, optimizer_gb) > budget:
-        raise ConfigError(f"{head}: even one row needs ~{predict_gb(m, 1, optimizer_gb):.1f} GB; lower --max-length "
-                          "or add --grad-checkpoint (or raise --memory-budget if the machine has memory to spare)")
     if not cfg.memory_fit:
         return (f"{head}: batch {cfg.batch_size} x {cfg.max_length} needs ~{want:.1f} GB, over the budget; kept as "
                 "given (--no-memory-fit). Lower --batch-size and raise --grad-accum to fit")
-    rows = max(d for d in range(1, cfg.batch_size + 1)
-               if cfg.batch_size % d == 0 and predict_gb(m, d, optimizer_gb) <= budget)
-    factor = cfg.batch_size // rows
+    if need(1) > budget:
+        raise ConfigError(f"{head}: even one row needs ~{need(1):.1f} GB; lower --max-length or add "
+                          "--grad-checkpoint (or raise --memory-budget, or --no-memory-fit to try anyway: the "
+                          "estimate errs high)")
+    rows = max(d for d in range(1, cfg.batch_size + 1) if cfg.batch_size % d == 0 and need(d) <= budget)
     old = (cfg.batch_size, cfg.grad_accum)
-    cfg.batch_size, cfg.grad_accum = rows, cfg.grad_accum * factor
+    cfg.batch_size, cfg.grad_accum = rows, cfg.grad_accum * (cfg.batch_size // rows)
+    cfg.extra = {**cfg.extra, "memory_fit": {"asked_batch_size": old[0], "asked_grad_accum": old[1]}}
     return (f"{head}: batch {old[0]} x {cfg.max_length} would need ~{want:.1f} GB, so micro-batches of {rows} rows "
             f"with {cfg.grad_accum} accumulated (was {old[0]} x {old[1]}; the same rows per step, "
-            f"~{predict_gb(m, rows, optimizer_gb):.1f} GB)")
+            f"~{need(rows):.1f} GB)")
+

@@ -92,18 +92,22 @@ def given_keys(parser, argv: list[str] | None) -> set[str]:
     return set(args) | (set(layered.read_yaml_mapping(path)) if path else set())
 
 
-def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild, legacy: dict | None = None):
+def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild, legacy: dict | None = None,
+                   aliases: dict | None = None):
     """The config a resumed run continues with: the run's saved config, with the settings given now only where
     they are in `safe` or with `force_config`. A given setting that would change the run otherwise is a
     ConfigError naming it and both values. `rebuild(values, base, source)` applies values over a config.
 
     A setting the saved config lacks (the run predates it) is what the run did then: `legacy[key]` when the
-    setting's default has since changed behaviour, else its default; it is compared and kept like a saved one."""
+    setting's default has since changed behaviour, else its default; it is compared and kept like a saved one.
+    `aliases[key]`: a value given now that stands for the saved one (what the run was asked for before it adapted
+    the setting itself, e.g. train.dft's memory fit): such a setting counts as not given."""
     fields = type(cfg).__dataclass_fields__
     defaults = dataclasses.asdict(type(cfg)())
     saved = {k: v for k, v in saved.items() if k != "extra" and k in fields}
     saved = {**{k: (legacy or {}).get(k, defaults[k]) for k in fields if k != "extra" and k not in saved}, **saved}
     now = dataclasses.asdict(cfg)
+    given = {k for k in given if not (aliases and k in aliases and now.get(k) == aliases[k])}
     clashes = [k for k in sorted(given & set(saved)) if k not in safe and now[k] != saved[k]]
     if clashes and not cfg.force_config:
         said = "; ".join(f"{k}: the run has {saved[k]!r}, now {now[k]!r}" for k in clashes)
@@ -115,10 +119,11 @@ def resumed_config(cfg, saved: dict, given: set[str], safe: set[str], rebuild, l
     return rebuild(keep, cfg, f"{cfg.run_dir}/config.yaml")
 
 
-def resume_settings(cfg, argv, parser, safe: set[str], rebuild, legacy: dict | None = None):
+def resume_settings(cfg, argv, parser, safe: set[str], rebuild, legacy: dict | None = None, aliases_of=None):
     """`cfg` as the run folder's own settings when it will resume (a usable checkpoint and a config.yaml), else
     `cfg`. The checkpoint is looked at first (silently: the trainer reports damage once), so a damaged run is
-    reported before anything in its folder is written."""
+    reported before anything in its folder is written. `aliases_of(saved values)` gives resumed_config's aliases;
+    the saved config's `extra` notes carry over."""
     from train.checkpoint import usable_checkpoint
 
     if not (cfg.resume and cfg.run_dir):
@@ -133,7 +138,8 @@ def resume_settings(cfg, argv, parser, safe: set[str], rebuild, legacy: dict | N
         raise ConfigError(f"{saved} is not readable YAML ({type(e).__name__}); the run folder is damaged: "
                           "--no-resume starts it over") from None
     given = given_keys(parser, argv)
-    resumed = resumed_config(cfg, values, given, safe, rebuild, legacy)
+    resumed = resumed_config(cfg, values, given, safe, rebuild, legacy, aliases_of(values) if aliases_of else None)
+    resumed.extra = {**(values.get("extra") or {}), **resumed.extra}
     print(f"resuming {cfg.run_dir} from {latest.name} with its own settings ({saved}; the command line set: "
           f"{', '.join(sorted(given - {'run_dir'})) or 'nothing else'})", flush=True)
     return resumed
