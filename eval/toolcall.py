@@ -26,6 +26,11 @@ Errors before any work starts: unknown suite, missing bfcl-eval (with the instal
 a model that can't be loaded. A reply the parser rejects is scored invalid; a backend failure on one item is
 recorded as kind "backend_error" on that item and counted.
 
+A model that carries a call threshold (nanoagent/call_threshold.py) and is run without one (the default) also gets,
+per suite, `at_threshold`: the figures its stored threshold would have given, derived exactly from each item's
+`p_call` (nanoagent.scoring.at_threshold), so one run shows the model's own decisions and the thresholded ones.
+`--call-threshold model` applies it while decoding instead.
+
 `--constrain` decodes under the offered tools' grammar (nanoagent.constrain; in-process backends only): calls always
 name an offered tool and fit its schema, text stays free. Off by default, so the figures are the model's own
 ability; the result records the mode (`settings.constrain`) and the default label gains `-constrained`, so the
@@ -43,7 +48,7 @@ from dataclasses import asdict, dataclass, field
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
-from nanoagent.scoring import run_suite
+from nanoagent.scoring import at_threshold, run_suite, summarize
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 
 @dataclass
@@ -77,7 +82,35 @@ def _print_table(run: dict) -> None:
         table.add_row(name, str(m["n"]), f"{m['call_rate']:.2f}", f"{m['valid_rate']:.2f}", f"{m['accuracy']:.3f}",
                       f"{ci[0]:.2f}-{ci[1]:.2f}" if ci else "-", str(m["items_per_s"]),
                       f"{fails[0][0]} ({fails[0][1]})" if fails else "-")
+        view = (s.get("at_threshold") or {}).get("metrics")
+        if view:
+            table.add_row(f"  at threshold {s['at_threshold']['threshold']:.3g}", str(view["n"]),
+                          f"{view['call_rate']:.2f}", f"{view['valid_rate']:.2f}", f"{view['accuracy']:.3f}",
+                          "-", "-", f"declined {len(s['at_threshold']['declined'])}")
     Console(stderr=True).print(table)
+
+
+def _stored_threshold(cfg) -> float | None:
+    """The threshold stored with the model, when eval runs it without one (None otherwise, or when unreadable)."""
+    if cfg.call_threshold is not None:
+        return None
+    from nanoagent.call_threshold import ThresholdError, stored_threshold
+
+    try:
+        return stored_threshold(cfg.model)
+    except ThresholdError as e:
+        print(f"warning: {e}; no figures at the stored threshold", file=sys.stderr)
+        return None
+
+
+def _threshold_view(items, result: dict, threshold: float, samples: int, seed: int) -> dict:
+    """A suite's metrics at the stored threshold, and which items it declines (eval/README.md)."""
+    outcomes = at_threshold(items, result["items"], threshold)
+    if outcomes is None:
+        return {"threshold": threshold, "metrics": None,
+                "note": "some items have no p_call (backend errors, or a backend that does not report it)"}
+    metrics = summarize(outcomes, result["metrics"]["seconds"], samples, seed)
+    return {"threshold": threshold, "metrics": metrics, "declined": [o["id"] for o in outcomes if o.get("declined")]}
 
 
 def main(argv=None) -> int:
@@ -109,6 +142,7 @@ def main(argv=None) -> int:
     from nanoagent.agent.backends import backend_kind
 
     batch_size = 1 if backend_kind(cfg.model) == "llamacpp" else cfg.batch_size
+    stored = _stored_threshold(cfg)
 
     total = sum(len(items) for items, _ in loaded.values())
     with tqdm(total=total, desc="tool-call eval", unit="item", file=sys.stderr) as bar:
@@ -117,6 +151,9 @@ def main(argv=None) -> int:
             result = run_suite(backend, items, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
                                batch_size=batch_size, samples=cfg.bootstrap_samples, progress=bar.update)
             run["suites"][name] = {"dropped": dict(dropped), **result}
+            if stored is not None:
+                run["suites"][name]["at_threshold"] = _threshold_view(items, result, stored, cfg.bootstrap_samples,
+                                                                      cfg.seed)
             _set_throughput(run)
             save_run(run, cfg.out_dir, cfg.name)  # after every suite: a cut-off run keeps what it finished
     run["complete"] = True

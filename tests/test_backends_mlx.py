@@ -207,3 +207,27 @@ def test_group_rows_that_stop_early_leave_the_others_exact(tiny):
         assert c.completion_tokens == 8 or c.finish_reason == "stop"
         assert np.allclose(c.logprobs, forward_logprobs(model, c.prompt_ids, c.completion_ids), atol=1e-4)
         assert np.allclose(c.logprobs, c.sampling_logprobs, atol=1e-5)
+
+
+def first_call_probability(model, tok, conv, tools=TOOLS) -> float:
+    """P(call opening) after the rendered prompt, from one full forward pass."""
+    from nanoagent.agent.backends.reply_rules import open_call_id
+
+    logits = model(mx.array([render_prompt(conv, tools, tok)]))[0, -1].astype(mx.float32)
+    return mx.softmax(logits)[open_call_id(tok)].item()
+
+
+@pytest.mark.parametrize("path", ["single", "equal rows", "different rows", "single with a gate"])
+def test_every_path_reports_the_first_tokens_call_probability(tiny, path):
+    """What eval records per item to derive a call threshold's figures: the model's own P(<) at the first token,
+    unmasked, whichever decoding path made the reply."""
+    model, tok = tiny
+    convs = {"single": [CHAT], "single with a gate": [CHAT], "equal rows": [CHAT, CHAT],
+             "different rows": [CHAT, [{"role": "user", "content": "a longer request " * 4}]]}[path]
+    backend = MLXBackend(model, tok, call_threshold=0.5 if "gate" in path else None)
+    if path.startswith("single"):
+        got = [backend.complete(convs[0], TOOLS, max_tokens=3, temperature=0.0, seed=0)]
+    else:
+        got = backend.complete_batch(convs, TOOLS, max_tokens=3, temperature=0.0, seed=0)
+    for conv, c in zip(convs, got):
+        assert c.call_probability == pytest.approx(first_call_probability(model, tok, conv), rel=1e-3, abs=1e-9)

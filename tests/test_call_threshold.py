@@ -116,3 +116,38 @@ def test_bad_requests_fail_before_work(tmp_path, capsys):
     assert toolcall.main(["--model", str(model), "--suites", "simple_python@1", "--call-threshold", "2",
                           "--out-dir", str(tmp_path / "o")]) == 2
     assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_one_unthresholded_run_gives_the_thresholded_figures_exactly(tmp_path):
+    """eval.toolcall on a model with a stored threshold, run without it, reports per suite what the threshold would
+    have given (from each item's p_call); running with `--call-threshold model` must give the same figures."""
+    from eval import toolcall
+
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    data = [{"messages": [{"role": "user", "content": f"question number {i} " * (1 + i % 3)},
+                          {"role": "assistant", "content": "", "tool_calls": [
+                              {"type": "function", "function": {"name": "f", "arguments": {"x": i}}}]}],
+             "tools": [tool]} for i in range(6)]
+    data += [{"messages": [{"role": "user", "content": f"hello {i} " * (1 + i % 2)},
+                           {"role": "assistant", "content": "hi"}], "tools": [tool]} for i in range(6)]
+    fixture = tmp_path / "valid.jsonl"
+    fixture.write_text("".join(json.dumps(r) + "\n" for r in data))
+    model = save_tiny_model(tmp_path / "m")
+    args = ["--model", str(model), "--suites", f"valid:{fixture}", "--max-tokens", "6", "--out-dir", str(tmp_path)]
+
+    def run(name, *extra):
+        assert toolcall.main(args + ["--name", name, *extra]) == 0
+        suites = json.loads((tmp_path / f"{name}.json").read_text())["suites"]
+        return suites[f"valid:{fixture}"]
+
+    first = run("plain")
+    assert "at_threshold" not in first  # no threshold stored yet
+    ps = sorted(o["p_call"] for o in first["items"])
+    threshold = (ps[5] + ps[6]) / 2  # half the items fall below it
+    save_threshold(model, {"call_threshold": threshold})
+    derived, applied = run("derived")["at_threshold"], run("applied", "--call-threshold", "model")
+    assert derived["threshold"] == pytest.approx(threshold) and len(derived["declined"]) == 6
+    assert derived["declined"] == [o["id"] for o in applied["items"] if o["p_call"] < threshold]
+    for key in ("call_rate", "valid_rate", "accuracy", "kinds"):
+        assert derived["metrics"][key] == applied["metrics"][key], key

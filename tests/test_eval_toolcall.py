@@ -58,6 +58,21 @@ def test_bootstrap_interval_narrows_with_more_items():
     assert bootstrap_ci([]) is None and bootstrap_ci([1, 1, 1]) == (1.0, 1.0)
 
 
+def test_a_threshold_declines_exactly_the_items_below_it(valid_file):
+    """at_threshold: an item whose first-token call probability is below the threshold becomes a reply with no
+    call (the calls it made are gone; a no-call item is right), the others keep their outcome."""
+    items, _ = load_valid(valid_file)
+    result = scoring.run_suite(ScriptedBackend(REPLIES), items, max_tokens=32)
+    assert scoring.at_threshold(items, result["items"], 0.5) is None  # no p_call from a scripted backend
+    for o, p in zip(result["items"], (0.9, 0.2, 0.5, 0.1)):
+        o["p_call"] = p
+    view = scoring.at_threshold(items, result["items"], 0.5)
+    assert [o.get("declined", False) for o in view] == [False, True, False, True]
+    assert [o["kind"] for o in view] == ["ok", "no_call", "unclosed_tag", "ok"]
+    assert [o["correct"] for o in view] == [True, False, False, True]
+    assert not view[1]["has_call"] and view[1]["calls"] == [] and view[0] is result["items"][0]
+
+
 class Flaky:
     """Fails on the second prompt, like a prompt longer than the context."""
 

@@ -2,8 +2,10 @@
 
 `SampledCompletion` is the protocol's `Completion` (nanoagent/agent/backend.py) plus `sampling_logprobs`: the
 log-probs of the sampled ids under the distribution they were drawn from (temperature and top-p applied), next to
-`logprobs`, which are always the raw temperature-1 log-probs (see sampling.py). Code that only knows `Completion`
-can ignore the extra field.
+`logprobs`, which are always the raw temperature-1 log-probs (see sampling.py), and `call_probability`: the model's
+own probability, at the reply's first token and before any threshold or grammar, of opening a tool call (what the
+call threshold compares; eval records it so one unthresholded run also gives the figures at any threshold). Code
+that only knows `Completion` can ignore the extra fields.
 
 Left out: anything backend-specific (each backend is one file: mlx_backend.py, llamacpp.py, openai_http.py).
 """
@@ -25,6 +27,7 @@ class BackendError(RuntimeError):
 @dataclass
 class SampledCompletion(Completion):
     sampling_logprobs: list[float] | None = None
+    call_probability: float | None = None
 
 
 def stop_token_ids(tokenizer) -> list[int]:
@@ -88,12 +91,13 @@ def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], lis
 
 
 def batch_completions(tokenizer, stop_ids, prompts: list[list[int]], rows, seconds: float) -> list[SampledCompletion]:
-    """One SampledCompletion per generated row `(ids, raw log-probs, sampling log-probs, finish)`, in prompt order;
-    `seconds` is the whole batch's wall time (what both backends' `complete_batch` return)."""
+    """One SampledCompletion per generated row `(ids, raw log-probs, sampling log-probs, finish, call probability)`,
+    in prompt order; `seconds` is the whole batch's wall time (what both backends' `complete_batch` return)."""
     return [SampledCompletion(text=decode(tokenizer, ids, stop_ids), prompt_ids=prompts[i], completion_ids=ids,
                               logprobs=raw, finish_reason=finish, prompt_tokens=len(prompts[i]),
-                              completion_tokens=len(ids), seconds=seconds, sampling_logprobs=sampled)
-            for i, (ids, raw, sampled, finish) in enumerate(rows)]
+                              completion_tokens=len(ids), seconds=seconds, sampling_logprobs=sampled,
+                              call_probability=p_call)
+            for i, (ids, raw, sampled, finish, p_call) in enumerate(rows)]
 
 
 def batch_prompts(conversations, tools, tokenizer) -> tuple[list[list[int]], list[list[dict]]]:

@@ -37,7 +37,7 @@ import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
                                              batch_prompts, common_prefix, decode, stop_token_ids)
-from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, rules_for
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, call_probability, open_call_id, rules_for
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
 
@@ -96,6 +96,7 @@ class LlamaCppBackend:
         if check_tokenizer:
             self._check_tokenizer()
         self.gate = CallGate(self.tokenizer, call_threshold) if call_threshold is not None else None
+        self.open_id = open_call_id(self.tokenizer)
         self._batch = None  # the multi-sequence context of complete_batch (llamacpp_batch.py), made when needed
         self.grammars = None
         if constrain:
@@ -147,10 +148,12 @@ class LlamaCppBackend:
         self._feed_prompt(prompt_ids)
         rules = self._rules(tools, tool_choice)
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
-        ids, raw, sampled, finish = [], [], [], "length"
+        ids, raw, sampled, finish, p_call = [], [], [], "length", None
         room = self.llm.n_ctx() - len(prompt_ids)
         for step in range(min(max_tokens, room)):
             logits = self._logits()
+            if step == 0:
+                p_call = call_probability(logits, self.open_id)
             if not rules:
                 token, lp, slp = sample_numpy(logits, temperature, self.top_p, rng)
             else:  # draw from what the rules allow; report the model's own log-prob of the token
@@ -169,7 +172,7 @@ class LlamaCppBackend:
         return SampledCompletion(
             text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompt_ids, completion_ids=ids,
             logprobs=raw, finish_reason=finish, prompt_tokens=len(prompt_ids), completion_tokens=len(ids),
-            seconds=time.perf_counter() - start, sampling_logprobs=sampled)
+            seconds=time.perf_counter() - start, sampling_logprobs=sampled, call_probability=p_call)
 
     def _rules(self, tools, tool_choice: str = "auto") -> ReplyRules | None:
         return rules_for(self.gate, self.grammars, tools, tool_choice == "required")

@@ -13,7 +13,7 @@ reply_rules.py), on each row's logits, with one seeded generator for the batch; 
 ids, the model's own log-probs and the sampled distribution's, like the other backends.
 
     rows = generate_rows(backend, prompts, rules, max_tokens=128, temperature=1.0, seed=0)
-    # -> [(ids, raw_logprobs, sampling_logprobs, finish), ...] in prompt order
+    # -> [(ids, raw_logprobs, sampling_logprobs, finish, call_probability), ...] in prompt order
 
 The batch context is sized for each call's prompts and `max_tokens` and rebuilt larger when a call needs more.
 Left out: reusing the single-stream context's cache (the batch context is cleared per call), a cap at the model's
@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from nanoagent.agent.backends.common import BackendError, common_prefix
+from nanoagent.agent.backends.reply_rules import call_probability
 from nanoagent.agent.backends.sampling import log_softmax_numpy, sample_numpy
 
 
@@ -93,8 +94,9 @@ def context_size(prompts: list[list[int]], shared: int, max_tokens: int) -> int:
 
 
 def generate_rows(backend, prompts: list[list[int]], rules: list, *, max_tokens: int, temperature: float,
-                  seed: int | None) -> list[tuple[list[int], list[float], list[float], str]]:
-    """Generate one reply per prompt together; `rules` holds a ReplyRules or None per row."""
+                  seed: int | None) -> list[tuple[list[int], list[float], list[float], str, float]]:
+    """Generate one reply per prompt together; `rules` holds a ReplyRules or None per row. Per row: (ids, raw
+    log-probs, sampling log-probs, finish, the first token's call probability)."""
     n = len(prompts)
     shared = min(common_prefix(prompts[0], p) for p in prompts) if n > 1 else len(prompts[0]) - 1
     shared = min(shared, min(len(p) for p in prompts) - 1)  # every row feeds at least its last prompt id
@@ -113,6 +115,7 @@ def generate_rows(backend, prompts: list[list[int]], rules: list, *, max_tokens:
     got = engine.decode(entries)
     logits = {row: got[last[row]] for row in range(n)}
     out = [([], [], [], "length") for _ in range(n)]
+    p_call = [call_probability(logits[row], backend.open_id) for row in range(n)]
     active = list(range(n))
     for step in range(max_tokens):
         feed = []
@@ -135,4 +138,4 @@ def generate_rows(backend, prompts: list[list[int]], rules: list, *, max_tokens:
         got = engine.decode([(out[row][0][-1], len(prompts[row]) + step, row, True) for row in feed])
         logits = {row: got[i] for i, row in enumerate(feed)}
         active = feed
-    return out
+    return [(*row, p) for row, p in zip(out, p_call)]

@@ -50,7 +50,7 @@ from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cach
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
                                              batch_prompts, common_prefix, decode, stop_token_ids)
-from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, rules_for
+from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, call_probability, open_call_id, rules_for
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
                                                make_mlx_sampler, sample_numpy)
@@ -81,6 +81,7 @@ class MLXBackend:
 
             self.grammars = Grammars(tokenizer, self.stop_ids, require_call=constrain == "required")
         self.gate = CallGate(tokenizer, call_threshold) if call_threshold is not None else None
+        self.open_id = open_call_id(tokenizer)
 
     @property
     def constrained(self) -> bool:
@@ -128,13 +129,16 @@ class MLXBackend:
         rules, raw_logits = self._rules(tools, tool_choice == "required"), []
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
         processors = [rules.mlx_processor(raw_logits)] if rules else None
-        ids, picked, finish = [], [], "length"
+        ids, picked, finish, p_call = [], [], "length", None
         try:
             with numpy_ops():
                 for token, logprobs in generate_step(mx.array(todo), self.model, max_tokens=max_tokens,
                                                      sampler=sampler, prompt_cache=cache, logits_processors=processors,
                                                      prefill_step_size=self.prefill_step_size):
                     pair = chosen_logprobs_mlx(logprobs[None], mx.array([token]), temperature, self.top_p)
+                    if not ids:  # the model's own P(call opening) at the first token (unmasked logits, if rules)
+                        first = (raw_logits[0] if rules else logprobs).astype(mx.float32).reshape(-1)
+                        p_call = mx.exp(first[self.open_id] - mx.logsumexp(first))
                     if rules:  # the model's own log-prob of the token, not the masked one
                         raw = raw_logits[len(ids)].astype(mx.float32)
                         pair = (raw[:, token] - mx.logsumexp(raw, axis=-1), pair[1])
@@ -155,7 +159,8 @@ class MLXBackend:
             text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompt_ids, completion_ids=ids,
             logprobs=[p[0].item() for p in picked], finish_reason=finish, prompt_tokens=len(prompt_ids),
             completion_tokens=len(ids), seconds=time.perf_counter() - start,
-            sampling_logprobs=[p[1].item() for p in picked])
+            sampling_logprobs=[p[1].item() for p in picked],
+            call_probability=p_call.item() if p_call is not None else None)
 
     # ------------------------------------------------------------------------------------------- a batch (GRPO group)
 
@@ -249,8 +254,11 @@ class MLXBackend:
         inputs = rest[:, -1:]
         active = list(range(n))  # original row of each batch row still generating
         out = [([], [], [], "length") for _ in range(n)]
+        p_call = None
         for _ in range(max_tokens):
             logits = np.array(self.model(inputs, cache=cache)[:, -1, :].astype(mx.float32))
+            if p_call is None:  # every row's first token
+                p_call = [call_probability(logits[b], self.open_id) for b in range(n)]
             tokens, keep = [], []
             for b, row in enumerate(active):
                 c = rules[row]
@@ -275,7 +283,7 @@ class MLXBackend:
                     c.keys, c.values = c.keys[index], c.values[index]
                 active = [active[b] for b in keep]
             inputs = mx.array([tokens[b] for b in keep])[:, None]
-        return out
+        return [(*row, p) for row, p in zip(out, p_call or [None] * n)]
 
     def _decode_with_batch_generator(self, caches, rests: list[list[int]], max_tokens: int, temperature: float,
                                      rules=None):
@@ -294,6 +302,7 @@ class MLXBackend:
                                     logits_processors=processors if any(processors) else None)
             row = {uid: i for i, uid in enumerate(uids)}
             ids = [[] for _ in prompts]
+            first_p = [None] * len(prompts)
             steps = []  # (rows, raw log-probs array, sampling log-probs array) per generation step
             finish = [None] * len(prompts)
             while any(f is None for f in finish):
@@ -307,6 +316,10 @@ class MLXBackend:
                 mx.async_eval(pair)
                 steps.append((rows, *pair))
                 for i, r in zip(rows, responses):
+                    if not ids[i]:  # the row's first token: the model's own P(call opening), before any rules
+                        first = (unmasked[i][0] if rules[i] is not None else r.logprobs).astype(mx.float32)
+                        first = first.reshape(-1)
+                        first_p[i] = mx.exp(first[self.open_id] - mx.logsumexp(first))
                     ids[i].append(r.token)
                     if r.finish_reason is not None:
                         finish[i] = "stop" if r.token in self.stop_ids else r.finish_reason
@@ -314,6 +327,7 @@ class MLXBackend:
             generator.close()
         raw = [[] for _ in prompts]
         sampled = [[] for _ in prompts]
+        p_call = [p.item() if p is not None else None for p in first_p]
         for rows, r_lp, s_lp in steps:
             for i, a, b in zip(rows, r_lp.tolist(), s_lp.tolist()):
                 if rules[i] is not None:  # the model's own log-prob, from this step's unmasked logits
@@ -321,4 +335,4 @@ class MLXBackend:
                     a = (step_logits[ids[i][len(raw[i])]] - mx.logsumexp(step_logits)).item()
                 raw[i].append(a)
                 sampled[i].append(b)
-        return [(ids[i], raw[i], sampled[i], finish[i]) for i in range(len(prompts))]
+        return [(ids[i], raw[i], sampled[i], finish[i], p_call[i]) for i in range(len(prompts))]

@@ -33,6 +33,11 @@ def call_probability(logits: np.ndarray, open_id: int) -> float:
     return float(np.exp(z[open_id]) / np.exp(z).sum())
 
 
+def open_call_id(tokenizer) -> int:
+    """The id of the call opening's first token (`<` of `<tool_call>`): the token a reply that calls starts with."""
+    return backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
+
+
 def angle_ids(tokenizer) -> np.ndarray:
     """Ids of every token whose text holds "<", special tokens aside (<|im_end|> still ends a reply; decode skips
     them): a declined reply never writes one, so it cannot open a call later (a model trained on "One moment."
@@ -51,7 +56,7 @@ class CallGate:
             self.threshold = check_threshold(threshold, "call_threshold")
         except ThresholdError as e:  # the backends report bad settings as BackendError
             raise BackendError(str(e)) from None
-        self.open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
+        self.open_id = open_call_id(tokenizer)
         self.banned = angle_ids(tokenizer)
 
     def reply(self) -> "ReplyGate":
