@@ -7,6 +7,9 @@ A run file holds {"format": "nanoagent-eval", "version": 1, "kind": "toolcall" |
 "model": {"spec", "backend"}, "settings", "machine", "suites": {name: {"metrics", "dropped", "items"}},
 "throughput"}. `machine` is nanoagent.machine.machine_info() (platform, CPU, cores, python, package versions).
 Files that are not eval results are reported by `load_runs` as skipped (with the reason), never silently ignored.
+A tool-call run whose suites carry `at_threshold` figures (a model with a stored call threshold, run without it:
+eval/toolcall.py) comes back as two runs: its own, and `LABEL@threshold` with the thresholded figures (metrics
+only; the per-item replies stay in the first).
 
 Left out: migrating older format versions (there is only version 1).
 """
@@ -87,5 +90,22 @@ def load_runs(folder: str | Path | None = None) -> tuple[list[dict], list[str]]:
             continue
         data["_path"] = str(path)
         runs.append(data)
+        view = threshold_view(data)
+        if view is not None:
+            runs.append(view)
     runs.sort(key=lambda r: r.get("created", ""))
     return runs, skipped
+
+
+def threshold_view(run: dict) -> dict | None:
+    """The run as its model's stored call threshold would have made it (`LABEL@threshold`), from each suite's
+    `at_threshold` metrics; None when no suite has them."""
+    views = {name: s["at_threshold"] for name, s in run.get("suites", {}).items()
+             if (s.get("at_threshold") or {}).get("metrics")}
+    if not views:
+        return None
+    threshold = next(iter(views.values()))["threshold"]
+    suites = {name: {"metrics": v["metrics"], "dropped": run["suites"][name].get("dropped", {}),
+                     "declined": v.get("declined", [])} for name, v in views.items()}
+    return {**run, "label": f"{run['label']}@threshold", "suites": suites,
+            "settings": {**run.get("settings", {}), "call_threshold": threshold, "derived": "at_threshold"}}

@@ -151,3 +151,9 @@ def test_one_unthresholded_run_gives_the_thresholded_figures_exactly(tmp_path):
     assert derived["declined"] == [o["id"] for o in applied["items"] if o["p_call"] < threshold]
     for key in ("call_rate", "valid_rate", "accuracy", "kinds"):
         assert derived["metrics"][key] == applied["metrics"][key], key
+    from eval.results import load_runs
+
+    runs, _ = load_runs(tmp_path)
+    view = next(r for r in runs if r["_path"].endswith("derived.json") and r["label"].endswith("@threshold"))
+    assert view["suites"][f"valid:{fixture}"]["metrics"] == derived["metrics"]
+    assert view["settings"]["call_threshold"] == pytest.approx(threshold)
