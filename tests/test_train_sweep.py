@@ -70,12 +70,15 @@ def test_finished_steps_are_skipped_and_summarised(spec_file, capsys):
     res = sweep.RESULTS / "s"
     res.mkdir(parents=True)
     (res / "a.json").write_text(json.dumps({"complete": True, "suites": {"simple_python": {"metrics": {
-        "n": 5, "accuracy": 0.4, "accuracy_ci95": [0.0, 0.8], "valid_rate": 0.8, "call_rate": 1.0}}}}))
+        "n": 5, "accuracy": 0.4, "accuracy_ci95": [0.0, 0.8], "valid_rate": 0.8, "call_rate": 1.0},
+        "at_threshold": {"threshold": 0.3, "declined": ["x"], "metrics": {
+            "n": 5, "accuracy": 0.2, "accuracy_ci95": [0.0, 0.6], "valid_rate": 0.6, "call_rate": 0.8}}}}}))
     assert all(sweep.done(spec, "a", s) for s in ("train", "export", "eval"))
     assert not sweep.done(spec, "b", "train")
     assert sweep.main([str(spec_file), "--only", "a"]) == 0
     assert "train: done, skipped" in capsys.readouterr().out
     md = (res / "summary.md").read_text()
     assert "| a | 0.500 (2) | 65 -> 80 | 2 | 40.0 / 80 |" in md
+    assert md.index("| a | 0.500 (2) | 65 -> 80 | 2 | 20.0 / 60 |") > md.index("At each variant's own call threshold")
     assert json.loads((res / "summary.json").read_text())["variants"]["b"] == {"settings": {"from": "a",
                                                                                           "loss": "dft"}}

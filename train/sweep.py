@@ -164,13 +164,20 @@ def summarize(spec: dict) -> dict:
                                                                    "call_rate")}
                            for name, s in r["suites"].items()}
             row["eval_complete"] = r.get("complete", False)
+            views = {name: s["at_threshold"] for name, s in r["suites"].items()
+                     if (s.get("at_threshold") or {}).get("metrics")}
+            if views:  # the figures at the variant's own saved call threshold (eval/toolcall.py)
+                row["eval_at_threshold"] = {name: {"threshold": v["threshold"], **{
+                    k: v["metrics"].get(k) for k in ("n", "accuracy", "accuracy_ci95", "valid_rate", "call_rate")}}
+                    for name, v in views.items()}
         rows[variant] = row
     return {"sweep": spec["name"], "base": spec.get("base"), "set": spec.get("set") or {},
             "eval": spec.get("eval") or {}, "variants": rows}
 
 
-def table(summary: dict) -> str:
-    suites = list(dict.fromkeys(s for row in summary["variants"].values() for s in row.get("eval", {})))
+def table(summary: dict, key: str = "eval") -> str:
+    """One row per variant; `key` "eval" (the model's own decisions) or "eval_at_threshold" (at its threshold)."""
+    suites = list(dict.fromkeys(s for row in summary["variants"].values() for s in row.get(key, {})))
     head = ["variant", "best val CE (step)", "prose ppl", "train min"] + [f"{s} acc / valid" for s in suites]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, row in summary["variants"].items():
@@ -180,7 +187,7 @@ def table(summary: dict) -> str:
                  f"{t['prose_ppl_before']:.0f} -> {t['prose_ppl_after']:.0f}" if t.get("prose_ppl_after") else "-",
                  f"{t['train_seconds'] / 60:.0f}" if t.get("train_seconds") else "-"]
         for s in suites:
-            m = row.get("eval", {}).get(s)
+            m = row.get(key, {}).get(s)
             cells.append(f"{100 * m['accuracy']:.1f} / {100 * m['valid_rate']:.0f}" if m else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -191,7 +198,11 @@ def write_summary(spec: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     summary = summarize(spec)
     write_json(folder / "summary.json", summary)
-    write_text(folder / "summary.md", f"# Sweep {spec['name']}\n\n{table(summary)}")
+    text = f"# Sweep {spec['name']}\n\n{table(summary)}"
+    if any(row.get("eval_at_threshold") for row in summary["variants"].values()):
+        text += f"\nAt each variant's own call threshold (chosen on the validation split):\n\n" \
+                f"{table(summary, 'eval_at_threshold')}"
+    write_text(folder / "summary.md", text)
     return folder / "summary.md"
 
 
