@@ -2,7 +2,7 @@
 
 Run by hand (never as a test), on a quiet machine:
     .venv/bin/python -m bench.constrain_cost                          # embedded model, both backends
-    .venv/bin/python -m bench.constrain_cost --model exports/x.gguf --items 12 --max-tokens 96
+    .venv/bin/python -m bench.constrain_cost --gguf exports/x-q8_0.gguf --mlx runs/x/model --items 12
 
 For each backend (llama.cpp on a GGUF; MLX on the embedded model or a folder) and each mode, the same seeded
 sample of BFCL simple_python prompts is decoded greedily, one after another, after a warm-up prompt:

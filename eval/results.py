@@ -8,8 +8,8 @@ A run file holds {"format": "nanoagent-eval", "version": 1, "kind": "toolcall" |
 "throughput"}. `machine` is nanoagent.machine.machine_info() (platform, CPU, cores, python, package versions).
 Files that are not eval results are reported by `load_runs` as skipped (with the reason), never silently ignored.
 A tool-call run whose suites carry `at_threshold` figures (a model with a stored call threshold, run without it:
-eval/toolcall.py) comes back as two runs: its own, and `LABEL@threshold` with the thresholded figures (metrics
-only; the per-item replies stay in the first).
+eval/toolcall.py) comes back as two runs: its own, and `LABEL@thresholdT` with the figures at threshold T (metrics
+only: the per-item replies stay in the first, and the derived run has no timings).
 
 Left out: migrating older format versions (there is only version 1).
 """
@@ -107,5 +107,5 @@ def threshold_view(run: dict) -> dict | None:
     threshold = next(iter(views.values()))["threshold"]
     suites = {name: {"metrics": v["metrics"], "dropped": run["suites"][name].get("dropped", {}),
                      "declined": v.get("declined", [])} for name, v in views.items()}
-    return {**run, "label": f"{run['label']}@threshold", "suites": suites,
+    return {**run, "label": f"{run['label']}@threshold{threshold:.3g}", "suites": suites, "throughput": None,
             "settings": {**run.get("settings", {}), "call_threshold": threshold, "derived": "at_threshold"}}

@@ -26,10 +26,10 @@ Errors before any work starts: unknown suite, missing bfcl-eval (with the instal
 a model that can't be loaded. A reply the parser rejects is scored invalid; a backend failure on one item is
 recorded as kind "backend_error" on that item and counted.
 
-A model that carries a call threshold (nanoagent/call_threshold.py) and is run without one (the default) also gets,
-per suite, `at_threshold`: the figures its stored threshold would have given, derived exactly from each item's
-`p_call` (nanoagent.scoring.at_threshold), so one run shows the model's own decisions and the thresholded ones.
-`--call-threshold model` applies it while decoding instead.
+A model that carries a call threshold (nanoagent/call_threshold.py) and is run without one (the default), one reply
+at a time (a GGUF always; MLX with `--batch-size 1`), also gets per suite `at_threshold`: the figures its stored
+threshold would have given, derived exactly from each item's `p_call` (nanoagent.scoring.at_threshold), so one run
+shows the model's own decisions and the thresholded ones. `--call-threshold model` applies it while decoding.
 
 `--constrain` decodes under the offered tools' grammar (nanoagent.constrain; in-process backends only): calls always
 name an offered tool and fit its schema, text stays free. Off by default, so the figures are the model's own
@@ -109,7 +109,7 @@ def _threshold_view(items, result: dict, threshold: float, samples: int, seed: i
     if outcomes is None:
         return {"threshold": threshold, "metrics": None,
                 "note": "some items have no p_call (backend errors, or a backend that does not report it)"}
-    metrics = summarize(outcomes, result["metrics"]["seconds"], samples, seed)
+    metrics = summarize(outcomes, 0.0, samples, seed) | {"seconds": None}  # derived, not timed
     return {"threshold": threshold, "metrics": metrics, "declined": [o["id"] for o in outcomes if o.get("declined")]}
 
 
@@ -143,6 +143,10 @@ def main(argv=None) -> int:
 
     batch_size = 1 if backend_kind(cfg.model) == "llamacpp" else cfg.batch_size
     stored = _stored_threshold(cfg)
+    if stored is not None and batch_size > 1:
+        print(f"note: the model's stored call threshold ({stored:g}) is not applied, and its figures are not derived "
+              "from batched replies (rows share one random stream): use --batch-size 1 for them", file=sys.stderr)
+        stored = None
 
     total = sum(len(items) for items, _ in loaded.values())
     with tqdm(total=total, desc="tool-call eval", unit="item", file=sys.stderr) as bar:

@@ -25,8 +25,11 @@ any backend (batched when it can, a failing prompt recorded as kind "backend_err
 then the suite's rates, accuracy with a bootstrap 95% interval, failure kinds and speed. Each item also keeps
 `p_call`, the model's probability of opening a call at the reply's first token, where the backend reports it (MLX
 and llama.cpp do). `at_threshold(items, outcomes, t)` turns an unthresholded run's outcomes into those a call
-threshold t would have given, exactly: the threshold leaves the logits of a reply it does not decline untouched
-(nanoagent/agent/backends/reply_rules.py), and a declined reply holds no call, however its text reads.
+threshold t would have given. For replies generated one at a time that is exact: the threshold leaves the logits
+of a reply it does not decline untouched (nanoagent/agent/backends/reply_rules.py), each reply has its own seeded
+random stream, and a declined reply holds no call, however its text reads. Rows of a batch share one random
+stream (and MLX's batched matmuls round differently as rows finish), so a declined row can change its neighbours'
+replies: eval derives the figures only from unbatched runs.
 
 Left out: partial credit.
 """
@@ -104,10 +107,11 @@ def summarize(outcomes: list[dict], seconds: float, samples: int = BOOTSTRAP_SAM
     correct = [o["correct"] for o in outcomes]
     ci = bootstrap_ci(correct, samples=samples, seed=seed)
     tokens = [o.get("completion_tokens", 0) for o in outcomes]
+    tokens = None if None in tokens else tokens  # declined replies of a derived view: lengths unknown
     return {"n": n, "call_rate": mean(o["has_call"] for o in outcomes),
             "valid_rate": mean(o["valid"] for o in outcomes),
             "accuracy": mean(correct), "accuracy_ci95": list(ci) if ci else None,
-            "kinds": dict(Counter(o["kind"] for o in outcomes)), "mean_completion_tokens": mean(tokens),
+            "kinds": dict(Counter(o["kind"] for o in outcomes)), "mean_completion_tokens": mean(tokens) if tokens is not None else None,
             "seconds": round(seconds, 3), "items_per_s": round(n / seconds, 4) if seconds > 0 else None}
 
 
@@ -128,25 +132,26 @@ def run_suite(backend, items: list[EvalItem], *, max_tokens: int = 128, temperat
             o.update(reply=rep["text"][:REPLY_CHARS], completion_tokens=rep["completion_tokens"],
                      finish_reason=rep["finish_reason"])
             if rep.get("p_call") is not None:
-                o["p_call"] = round(rep["p_call"], 6)
+                o["p_call"] = rep["p_call"]  # unrounded: it is compared with the threshold as the gate does
         outcomes.append({"id": item.id, "expect": item.expect, **o})
     return {"metrics": summarize(outcomes, seconds, samples, seed), "items": outcomes}
 
 
 def at_threshold(items: list[EvalItem], outcomes: list[dict], threshold: float) -> list[dict] | None:
-    """The outcomes of an unthresholded run as the call threshold would have made them: an item whose `p_call` is
-    below the threshold is declined (scored as a reply with no call, marked `declined`), any other keeps its own
-    outcome. None when an item has no `p_call` (a backend that does not report it, or a failed item)."""
-    if any(o.get("p_call") is None for o in outcomes):
+    """The outcomes of an unthresholded run (replies generated one at a time) as the call threshold would have made
+    them: an item whose `p_call` is below the threshold is declined (scored as a reply with no call, marked
+    `declined`; its length unknown), any other keeps its own outcome, a backend error included (it fails the same
+    way with the threshold). None when a reply has no `p_call` (a backend that does not report it)."""
+    if any(o.get("p_call") is None and o["kind"] != "backend_error" for o in outcomes):
         return None
     out = []
     for item, o in zip(items, outcomes):
-        if o["p_call"] >= threshold:
+        if o["kind"] == "backend_error" or o["p_call"] >= threshold:
             out.append(o)
             continue
         declined = score_reply("", item)
         out.append({"id": o["id"], "expect": o["expect"], **declined, "declined": True, "p_call": o["p_call"],
-                    "completion_tokens": o.get("completion_tokens", 0)})
+                    "completion_tokens": None})
     return out
 
 

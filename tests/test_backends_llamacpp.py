@@ -127,3 +127,23 @@ def test_a_declined_reply_never_opens_a_call_later(embedded_gguf, monkeypatch):
     c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=1, temperature=0.0, seed=0)
     assert c.completion_ids == [backend.gate.open_id]
     backend.close()
+
+
+def test_the_reply_reports_the_first_tokens_call_probability(embedded_gguf):
+    """What eval derives a threshold's figures from: P(call opening) on the very logits the gate reads."""
+    from nanoagent.agent.backends.reply_rules import call_probability
+    from nanoagent.record import DEMO_RECORD
+    from nanoagent.render import render_prompt
+
+    backend = LlamaCppBackend(embedded_gguf, n_ctx=2048)
+    c = backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=3, temperature=0.0, seed=0)
+    fresh = LlamaCppBackend(embedded_gguf, n_ctx=2048)  # the same prompt from an empty cache, as the reply had
+    fresh._feed_prompt(render_prompt(DEMO_RECORD["messages"], DEMO_RECORD["tools"], fresh.tokenizer))
+    assert c.call_probability == call_probability(fresh._logits(), fresh.open_id)
+    fresh.close()
+    assert 0.0 < c.call_probability < 1.0
+    batch = backend.complete_batch([DEMO_RECORD["messages"]], DEMO_RECORD["tools"], max_tokens=3, temperature=0.0,
+                                   seed=0)
+    # the batch context evaluates the prompt in other chunks: Q4_1 rounds differently, within ~10% here
+    assert batch[0].call_probability == pytest.approx(c.call_probability, rel=0.15)
+    backend.close()

@@ -217,13 +217,15 @@ def first_call_probability(model, tok, conv, tools=TOOLS) -> float:
     return mx.softmax(logits)[open_call_id(tok)].item()
 
 
-@pytest.mark.parametrize("path", ["single", "equal rows", "different rows", "single with a gate"])
+@pytest.mark.parametrize("path", ["single", "equal rows", "different rows", "single with a gate",
+                                  "different rows with a gate"])
 def test_every_path_reports_the_first_tokens_call_probability(tiny, path):
     """What eval records per item to derive a call threshold's figures: the model's own P(<) at the first token,
     unmasked, whichever decoding path made the reply."""
     model, tok = tiny
     convs = {"single": [CHAT], "single with a gate": [CHAT], "equal rows": [CHAT, CHAT],
-             "different rows": [CHAT, [{"role": "user", "content": "a longer request " * 4}]]}[path]
+             "different rows": [CHAT, [{"role": "user", "content": "a longer request " * 4}]]}
+    convs = convs.get(path) or convs["different rows"]
     backend = MLXBackend(model, tok, call_threshold=0.5 if "gate" in path else None)
     if path.startswith("single"):
         got = [backend.complete(convs[0], TOOLS, max_tokens=3, temperature=0.0, seed=0)]

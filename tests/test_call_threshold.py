@@ -134,7 +134,8 @@ def test_one_unthresholded_run_gives_the_thresholded_figures_exactly(tmp_path):
     fixture = tmp_path / "valid.jsonl"
     fixture.write_text("".join(json.dumps(r) + "\n" for r in data))
     model = save_tiny_model(tmp_path / "m")
-    args = ["--model", str(model), "--suites", f"valid:{fixture}", "--max-tokens", "6", "--out-dir", str(tmp_path)]
+    args = ["--model", str(model), "--suites", f"valid:{fixture}", "--max-tokens", "6", "--out-dir", str(tmp_path),
+            "--batch-size", "1"]
 
     def run(name, *extra):
         assert toolcall.main(args + ["--name", name, *extra]) == 0
@@ -154,6 +155,25 @@ def test_one_unthresholded_run_gives_the_thresholded_figures_exactly(tmp_path):
     from eval.results import load_runs
 
     runs, _ = load_runs(tmp_path)
-    view = next(r for r in runs if r["_path"].endswith("derived.json") and r["label"].endswith("@threshold"))
+    view = next(r for r in runs if r["_path"].endswith("derived.json") and "@threshold" in r["label"])
+    assert view["label"] == f"m@threshold{threshold:.3g}" and view["throughput"] is None
     assert view["suites"][f"valid:{fixture}"]["metrics"] == derived["metrics"]
     assert view["settings"]["call_threshold"] == pytest.approx(threshold)
+
+
+def test_batched_replies_get_no_derived_figures(tmp_path, capsys):
+    """Rows of a batch share one random stream, so a declined row could change the others: no `at_threshold`."""
+    from eval import toolcall
+
+    model = save_tiny_model(tmp_path / "m")
+    save_threshold(model, {"call_threshold": 0.5})
+    fixture = tmp_path / "valid.jsonl"
+    fixture.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"},
+                                                {"role": "assistant", "content": "hello"}],
+                                   "tools": [{"type": "function", "function": {"name": "f", "description": "d",
+                                                                               "parameters": {"type": "object"}}}]})
+                       + "\n")
+    assert toolcall.main(["--model", str(model), "--suites", f"valid:{fixture}", "--max-tokens", "2",
+                          "--out-dir", str(tmp_path), "--name", "r", "--batch-size", "4"]) == 0
+    assert "use --batch-size 1" in capsys.readouterr().err
+    assert "at_threshold" not in json.loads((tmp_path / "r.json").read_text())["suites"][f"valid:{fixture}"]

@@ -71,6 +71,10 @@ def test_a_threshold_declines_exactly_the_items_below_it(valid_file):
     assert [o["kind"] for o in view] == ["ok", "no_call", "unclosed_tag", "ok"]
     assert [o["correct"] for o in view] == [True, False, False, True]
     assert not view[1]["has_call"] and view[1]["calls"] == [] and view[0] is result["items"][0]
+    metrics = scoring.summarize(view, 0.0)
+    assert metrics["accuracy"] == 0.5 and metrics["mean_completion_tokens"] is None  # declined lengths unknown
+    result["items"][3] = {**result["items"][3], "kind": "backend_error", "correct": False, "p_call": None}
+    assert scoring.at_threshold(items, result["items"], 0.5)[3]["kind"] == "backend_error"  # fails the same way
 
 
 class Flaky:

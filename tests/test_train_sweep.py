@@ -79,6 +79,6 @@ def test_finished_steps_are_skipped_and_summarised(spec_file, capsys):
     assert "train: done, skipped" in capsys.readouterr().out
     md = (res / "summary.md").read_text()
     assert "| a | 0.500 (2) | 65 -> 80 | 2 | 40.0 / 80 |" in md
-    assert md.index("| a | 0.500 (2) | 65 -> 80 | 2 | 20.0 / 60 |") > md.index("At each variant's own call threshold")
+    assert md.index("| a (threshold 0.3) | 0.500 (2) | 65 -> 80 | 2 | 20.0 / 60 |") > md.index("At each variant's own call threshold")
     assert json.loads((res / "summary.json").read_text())["variants"]["b"] == {"settings": {"from": "a",
                                                                                           "loss": "dft"}}

@@ -21,8 +21,9 @@ Each variant is three plain commands (printed before they run): `train.dft` into
 train/results/<name>/<variant>.json (per-item outcomes). A finished step is skipped on a re-run and a killed
 training resumes from its checkpoint, so a sweep cut off by the end of a session continues where it stopped.
 `train/results/<name>/summary.json` and `summary.md` hold, per variant: its settings, best validation
-cross-entropy and step, prose perplexity before and after, training seconds and tokens/s, and per-suite accuracy
-and schema-valid rate. Run it on one machine at a time: the timings in the table are that machine's.
+cross-entropy and step, prose perplexity before and after (measured with the trainer's quick check: keep
+`validity_n` above 0), training seconds and tokens/s, and per-suite accuracy and schema-valid rate; a variant that
+saved a call threshold (`threshold_n`) gets a second table at that threshold (eval/toolcall.py derives it). Run it on one machine at a time: the timings in the table are that machine's.
 Left out: running variants in parallel (one CPU-heavy job at a time), and choosing a winner (read the table).
 """
 
@@ -182,7 +183,9 @@ def table(summary: dict, key: str = "eval") -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, row in summary["variants"].items():
         t = row.get("train", {})
-        cells = [name,
+        views = row.get(key, {})
+        threshold = next(iter(views.values()))["threshold"] if key == "eval_at_threshold" and views else None
+        cells = [name + (f" (threshold {threshold:.3g})" if threshold is not None else ""),
                  f"{t['best_val_ce']:.3f} ({t['best_step']})" if t.get("best_val_ce") is not None else "-",
                  f"{t['prose_ppl_before']:.0f} -> {t['prose_ppl_after']:.0f}" if t.get("prose_ppl_after") else "-",
                  f"{t['train_seconds'] / 60:.0f}" if t.get("train_seconds") else "-"]

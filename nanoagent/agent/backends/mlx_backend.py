@@ -126,19 +126,22 @@ class MLXBackend:
             mx.random.seed(seed)
         cache, todo = self._prompt_cache(prompt_ids)
         sampler = make_mlx_sampler(temperature, self.top_p)
-        rules, raw_logits = self._rules(tools, tool_choice == "required"), []
+        rules, raw_logits, first_logits = self._rules(tools, tool_choice == "required"), [], []
         stream = TextStream(self.tokenizer, self.stop_ids, on_text)
-        processors = [rules.mlx_processor(raw_logits)] if rules else None
-        ids, picked, finish, p_call = [], [], "length", None
+
+        def record_first(tokens, logits):  # the first step's raw logits, for the call probability
+            if not first_logits:
+                first_logits.append(logits)
+            return logits
+
+        processors = [record_first] + ([rules.mlx_processor(raw_logits)] if rules else [])
+        ids, picked, finish = [], [], "length"
         try:
             with numpy_ops():
                 for token, logprobs in generate_step(mx.array(todo), self.model, max_tokens=max_tokens,
                                                      sampler=sampler, prompt_cache=cache, logits_processors=processors,
                                                      prefill_step_size=self.prefill_step_size):
                     pair = chosen_logprobs_mlx(logprobs[None], mx.array([token]), temperature, self.top_p)
-                    if not ids:  # the model's own P(call opening) at the first token (unmasked logits, if rules)
-                        first = (raw_logits[0] if rules else logprobs).astype(mx.float32).reshape(-1)
-                        p_call = mx.exp(first[self.open_id] - mx.logsumexp(first))
                     if rules:  # the model's own log-prob of the token, not the masked one
                         raw = raw_logits[len(ids)].astype(mx.float32)
                         pair = (raw[:, token] - mx.logsumexp(raw, axis=-1), pair[1])
@@ -160,7 +163,8 @@ class MLXBackend:
             logprobs=[p[0].item() for p in picked], finish_reason=finish, prompt_tokens=len(prompt_ids),
             completion_tokens=len(ids), seconds=time.perf_counter() - start,
             sampling_logprobs=[p[1].item() for p in picked],
-            call_probability=p_call.item() if p_call is not None else None)
+            call_probability=call_probability(np.array(first_logits[0].astype(mx.float32)), self.open_id)
+            if first_logits else None)
 
     # ------------------------------------------------------------------------------------------- a batch (GRPO group)
 
@@ -206,7 +210,7 @@ class MLXBackend:
     def _decode_equal_rows(self, prefix_cache, rests: list[list[int]], max_tokens: int, temperature: float,
                            seed: int | None, rules=None):
         """Rows whose remaining prompts have one length: one (B, ...) KV cache, no padding; (ids, raw, sampled,
-        finish) per row.
+        finish, first-token call probability) per row.
 
         The rows attend to the shared prefix's one copy (shared_prefix.py; a copy per row for other architectures),
         their own cache is allocated once with room for every new token, and each step's logits go to numpy to be
@@ -287,8 +291,9 @@ class MLXBackend:
 
     def _decode_with_batch_generator(self, caches, rests: list[list[int]], max_tokens: int, temperature: float,
                                      rules=None):
-        """Rows of different remaining lengths, through mlx-lm's BatchGenerator; (ids, raw, sampled, finish) per row.
-        A constrained row gets its grammar as a logits processor; its raw log-probs come from the unmasked logits."""
+        """Rows of different remaining lengths, through mlx-lm's BatchGenerator; (ids, raw, sampled, finish, first-token
+        call probability) per row (from mlx-lm's log-probs in the model's dtype, unmasked ones for a row with
+        rules). A constrained row gets its grammar as a logits processor; its raw log-probs come from the unmasked logits."""
         prompts = rests
         rules = rules or [None] * len(prompts)
         unmasked = [[] for _ in prompts]
@@ -317,9 +322,7 @@ class MLXBackend:
                 steps.append((rows, *pair))
                 for i, r in zip(rows, responses):
                     if not ids[i]:  # the row's first token: the model's own P(call opening), before any rules
-                        first = (unmasked[i][0] if rules[i] is not None else r.logprobs).astype(mx.float32)
-                        first = first.reshape(-1)
-                        first_p[i] = mx.exp(first[self.open_id] - mx.logsumexp(first))
+                        first_p[i] = (unmasked[i][0] if rules[i] is not None else r.logprobs).astype(mx.float32)
                     ids[i].append(r.token)
                     if r.finish_reason is not None:
                         finish[i] = "stop" if r.token in self.stop_ids else r.finish_reason
@@ -327,7 +330,8 @@ class MLXBackend:
             generator.close()
         raw = [[] for _ in prompts]
         sampled = [[] for _ in prompts]
-        p_call = [p.item() if p is not None else None for p in first_p]
+        p_call = [call_probability(np.array(p).reshape(-1), self.open_id) if p is not None else None
+                  for p in first_p]
         for rows, r_lp, s_lp in steps:
             for i, a, b in zip(rows, r_lp.tolist(), s_lp.tolist()):
                 if rules[i] is not None:  # the model's own log-prob, from this step's unmasked logits
