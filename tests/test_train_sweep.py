@@ -82,3 +82,8 @@ def test_finished_steps_are_skipped_and_summarised(spec_file, capsys):
     assert md.index("| a (threshold 0.3) | 0.500 (2) | 65 -> 80 | 2 | 20.0 / 60 |") > md.index("At each variant's own call threshold")
     assert json.loads((res / "summary.json").read_text())["variants"]["b"] == {"settings": {"from": "a",
                                                                                           "loss": "dft"}}
+
+
+def test_a_dry_run_prints_and_writes_nothing(spec_file, capsys):
+    assert sweep.main([str(spec_file), "--dry-run"]) == 0
+    assert "train: " in capsys.readouterr().out and not (sweep.RESULTS / "s").exists()

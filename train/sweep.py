@@ -235,7 +235,8 @@ def main(argv=None) -> int:
                       "again (finished steps are kept)", file=sys.stderr)
                 write_summary(spec)
                 return 1
-        write_summary(spec)
+        if not args.dry_run:
+            write_summary(spec)
     if not args.dry_run:
         print(write_summary(spec).read_text())
     return 0
