@@ -67,6 +67,7 @@ def test_finished_steps_are_skipped_and_summarised(spec_file, capsys):
                                                   "prose_ppl_before": 65.0, "prose_ppl_after": 80.0,
                                                   "train_seconds": 120.0}))
     (run / "model-q8_0.gguf").write_bytes(b"x")
+    (run / "model" / "call_threshold.json").write_text('{"call_threshold": 0.3}')
     res = sweep.RESULTS / "s"
     res.mkdir(parents=True)
     (res / "a.json").write_text(json.dumps({"complete": True, "suites": {"simple_python": {"metrics": {
@@ -78,6 +79,8 @@ def test_finished_steps_are_skipped_and_summarised(spec_file, capsys):
     assert sweep.main([str(spec_file), "--only", "a"]) == 0
     assert "train: done, skipped" in capsys.readouterr().out
     md = (res / "summary.md").read_text()
+    assert (res / "a" / "summary.json").read_text() == (run / "summary.json").read_text()  # provenance kept
+    assert (res / "a" / "model" / "call_threshold.json").is_file() and not (res / "a" / "model-q8_0.gguf").exists()
     assert "| a | 0.500 (2) | 65 -> 80 | 2 | 40.0 / 80 |" in md
     assert md.index("| a (threshold 0.3) | 0.500 (2) | 65 -> 80 | 2 | 20.0 / 60 |") > md.index("At each variant's own call threshold")
     assert json.loads((res / "summary.json").read_text())["variants"]["b"] == {"settings": {"from": "a",

@@ -18,7 +18,8 @@ A sweep file:
 
 Each variant is three plain commands (printed before they run): `train.dft` into runs/sweep/<name>/<variant>,
 `export.gguf` to its Q8_0, and `eval.toolcall` on that GGUF through llama.cpp, writing
-train/results/<name>/<variant>.json (per-item outcomes). A finished step is skipped on a re-run and a killed
+train/results/<name>/<variant>.json (per-item outcomes); the variant's resolved config, summary, metrics and checks
+are copied to train/results/<name>/<variant>/ (weights stay in runs/). A finished step is skipped on a re-run and a killed
 training resumes from its checkpoint, so a sweep cut off by the end of a session continues where it stopped.
 `train/results/<name>/summary.json` and `summary.md` hold, per variant: its settings, best validation
 cross-entropy and step, prose perplexity before and after (measured with the trainer's quick check: keep
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -196,9 +198,25 @@ def table(summary: dict, key: str = "eval") -> str:
     return "\n".join(lines) + "\n"
 
 
+PROVENANCE = ("config.yaml", "summary.json", "metrics.jsonl", "validity.json", "data_stats.json",
+              "model/call_threshold.json", "model-q8_0.export.json")
+
+
+def keep_provenance(spec: dict) -> None:
+    """Copy each variant's small run files (resolved config, summary, metrics, checks) beside its result, so the
+    committed results say what produced them; weights stay in runs/."""
+    for variant in spec["variants"]:
+        run, out = RUNS / spec["name"] / variant, RESULTS / spec["name"] / variant
+        for name in PROVENANCE:
+            if (run / name).is_file():
+                (out / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(run / name, out / name)
+
+
 def write_summary(spec: dict) -> Path:
     folder = RESULTS / spec["name"]
     folder.mkdir(parents=True, exist_ok=True)
+    keep_provenance(spec)
     summary = summarize(spec)
     write_json(folder / "summary.json", summary)
     text = f"# Sweep {spec['name']}\n\n{table(summary)}"
