@@ -38,7 +38,8 @@ def test_two_ring_processes_match_one(tmp_path):
         (data / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
     common = ["-m", "train.dft", "--model", str(tiny), "--data", str(data), "--steps", "3", "--batch-size", "4",
               "--val-every", "3", "--save-every", "0", "--validity-n", "0", "--learning-rate", "3e-3",
-              "--lora-dropout", "0", "--no-progress", "--no-plot", "--max-length", "128"]
+              "--lora-dropout", "0", "--no-progress", "--no-plot", "--max-length", "128",
+              "--decision-weight", "3"]  # weighted tokens: micro-batches and ranks must combine by weight
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     one = subprocess.run([sys.executable, *common, "--run-dir", str(tmp_path / "one")], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=120)

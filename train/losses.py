@@ -1,4 +1,6 @@
-"""The two training losses, with one signature: `loss(model, batch) -> (mean loss, number of supervised tokens)`.
+"""The two training losses, with one signature: `loss(model, batch) -> (mean loss, its weight)`. The mean is over
+the supervised tokens, each weighted by the batch's mask; the weight is the sum of those token weights (the number
+of supervised tokens when none is weighted), so micro-batches and ranks combine exactly by it.
 
     sft_loss: mean cross-entropy over supervised tokens (weighted by the batch's mask: see decision_weight).
     dft_loss: each supervised token's cross-entropy times its probability under the model, the probability held
@@ -93,15 +95,15 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
 
 
 def sft_loss(model, batch) -> tuple[mx.array, mx.array]:
-    ce, n = supervised_ce(model, batch)
+    ce, _ = supervised_ce(model, batch)
     tw = token_weights(batch)
-    return weighted_mean(ce, sft_weights(ce) * tw, tw.sum()), n
+    return weighted_mean(ce, sft_weights(ce) * tw, tw.sum()), tw.sum()
 
 
 def dft_loss(model, batch) -> tuple[mx.array, mx.array]:
-    ce, n = supervised_ce(model, batch)
+    ce, _ = supervised_ce(model, batch)
     tw = token_weights(batch)
-    return weighted_mean(ce, dft_weights(ce) * tw, tw.sum()), n
+    return weighted_mean(ce, dft_weights(ce) * tw, tw.sum()), tw.sum()
 
 
 LOSSES = {"sft": sft_loss, "dft": dft_loss}

@@ -4,8 +4,9 @@
           callback=Callback())
 
 One optimizer step = `grad_accum` micro-batches of the global batch on every data-parallel rank. Gradients are
-weighted by supervised tokens and summed over micro-batches and ranks (`mx.distributed.all_sum`), then divided by
-the total, so 2 processes, or 2 accumulation steps, give the same update as one process with the whole batch.
+weighted by each micro-batch's loss weight (its supervised tokens, a decision token counting `decision_weight`
+times) and summed over micro-batches and ranks (`mx.distributed.all_sum`), then divided by the total, so 2
+processes, or 2 accumulation steps, give the same update as one process with the whole batch.
 Then global-norm clipping and AdamW (warmup, cosine decay; `build_optimizer`).
 
 Resume: with `cfg.resume` and a run folder holding a checkpoint, the model's trainable weights, the optimizer
@@ -72,7 +73,7 @@ def build_optimizer(cfg) -> optim.Optimizer:
 
 
 def compiled_update(model, optimizer, grad_clip: float | None):
-    """`apply(summed_grads, n_supervised) -> grad norm`: divide by the token count, clip to `grad_clip` (global
+    """`apply(summed_grads, total_weight) -> grad norm`: divide by the summed loss weight, clip to `grad_clip` (global
     norm; no clipping when 0 or None, norm NaN), take the optimizer step; one compiled function.
 
     The shapes are the trainable parameters', the same every step, so it compiles once; fused, the elementwise
@@ -129,9 +130,9 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
         if cfg.val_batches and i >= cfg.val_batches:
             break
         with numpy_ops() if cfg.numpy_ops else nullcontext():
-            value, n = loss(model, batch)
+            value, w = loss(model, batch)  # validation records carry no decision weight: w is the token count
             ce = value if loss is sft_loss else sft_loss(model, batch)[0]
-        totals = totals + mx.stack([value * n, ce * n, n])
+        totals = totals + mx.stack([value * w, ce * w, w])
         mx.eval(totals)
     if world > 1:
         totals = mx.distributed.all_sum(totals, group=group)
@@ -190,19 +191,21 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
     while state.step < cfg.steps:
         tic = time.perf_counter()
         mx.random.seed(cfg.seed * 1_000_003 + state.step)  # dropout masks depend on the step only
-        grads, total, n_total, n_inputs = None, mx.array(0.0), mx.array(0.0), 0
+        grads, total, w_total, n_inputs, n_supervised = None, mx.array(0.0), mx.array(0.0), 0, 0
         for _ in range(cfg.grad_accum):
             batch = next(batches)
-            (value, n), g = loss_and_grad(model, batch)
-            g = tree_map(lambda x: x * n, g)
+            (value, w), g = loss_and_grad(model, batch)
+            g = tree_map(lambda x: x * w, g)
             grads = g if grads is None else tree_map(mx.add, grads, g)
-            total, n_total = total + value * n, n_total + n
+            total, w_total = total + value * w, w_total + w
             n_inputs += batch.n_input_tokens
-            mx.eval(grads, total, n_total)  # bound memory to one micro-batch's graph
-        sums = all_sum_tree({"g": grads, "s": mx.stack([total, n_total, mx.array(float(n_inputs))])}, group)
-        grads, (total, n_total, inputs_all) = sums["g"], sums["s"]
-        grad_norm = apply_update(grads, n_total)
-        mx.eval(model.parameters(), optimizer.state, total, n_total, grad_norm)
+            n_supervised += batch.n_tokens
+            mx.eval(grads, total, w_total)  # bound memory to one micro-batch's graph
+        counts = mx.array([float(n_inputs), float(n_supervised)])
+        sums = all_sum_tree({"g": grads, "s": mx.stack([total, w_total]), "c": counts}, group)
+        grads, (total, w_total), (inputs_all, n_total) = sums["g"], sums["s"], sums["c"]
+        grad_norm = apply_update(grads, w_total)
+        mx.eval(model.parameters(), optimizer.state, total, w_total, n_total, grad_norm)
         lr = float(optimizer.learning_rate) if hasattr(optimizer, "learning_rate") else float("nan")  # used now
         seconds = time.perf_counter() - tic
         state.step += 1
@@ -210,7 +213,7 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
         state.supervised_tokens += n_sup
         state.input_tokens += n_in
         state.train_seconds += seconds
-        callback.on_step({"step": state.step, "loss": total.item() / max(n_sup, 1), "lr": lr,
+        callback.on_step({"step": state.step, "loss": total.item() / max(w_total.item(), 1.0), "lr": lr,
                           "grad_norm": grad_norm.item(), "supervised_tokens": n_sup, "input_tokens": n_in,
                           "tokens_per_s": n_in / seconds, "step_seconds": seconds, "peak_mem_gb": peak_memory_gb(),
                           "total_input_tokens": state.input_tokens})
