@@ -121,7 +121,7 @@ def test_config_precedence_and_errors(tmp_path):
     assert (cfg.steps, cfg.loss, cfg.fuse, cfg.lora_keys) == (7, "sft", False, ["self_attn.q_proj"])
     cfg = load_config(["--config", str(y), "--steps", "9", "--fuse"])
     assert (cfg.steps, cfg.loss, cfg.fuse) == (9, "sft", True)  # flags win; flags not given don't override
-    assert load_config([]).steps == 200
+    assert load_config([]).steps == 150  # the quality recipe's
     y.write_text("stpes: 7\n")
     with pytest.raises(ConfigError, match="did you mean 'steps'"):
         load_config(["--config", str(y)])

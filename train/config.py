@@ -8,8 +8,10 @@ valid key) before any model is loaded. The fields both trainers share, saving th
 resumed run keeps are in train/run_config.py; the layering itself is nanoagent/config.py. This module adds the
 SFT/DFT fields, CHOICES, the range checks and RESUME_SAFE.
 
-Defaults suit an M1 Mac and the 135M model: LoRA rank 16 on every linear layer of every block, batch 4, length
-1024, SFT loss (cross-entropy on assistant tokens), 200 steps. Left out: dotted nested keys (the config is flat on purpose).
+The defaults are the best recipe measured for the 135M model (train/README.md says why): the one-command quality run
+(train/configs/quality-cpu-one.yaml, train/results/quality-cpu-one/) with SFT + LoRA rank 16 on every linear layer,
+2 x 2 packed rows of 1,024 tokens, lr 3e-4, the first reply token's loss weighted 3x, 150 steps, a validation every
+25 steps on 8 batches. They fit an 8 GB M1. Left out: dotted nested keys (the config is flat on purpose).
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ class DFTConfig(TrainingConfig):
     data: str | None = None  # folder with train.jsonl/valid.jsonl; None: the default recipe's output (built if missing)
     recipe: str | None = None  # with no `data`: train on data/<recipe name>, built by `python -m data_recipes.build`
     heldout: str | None = None  # JSONL of tool-calling records for the validity check; None: valid.jsonl
+    # the quality recipe's schedule (shared fields, new defaults): 150 steps of lr 3e-4 after 5 of warmup
+    steps: int = 150
+    learning_rate: float = 3e-4
+    warmup_steps: int = 5
+    save_every: int = 25
     loss: str = "sft"  # sft | dft (DFT from the base model raised cross-entropy 1.08 -> 1.89 in 12 steps; see README)
     # batches
     # 2 x 2 accumulated: an effective batch of 4 at about half the peak memory of 4 x 1 (10.9 GB measured at
@@ -43,21 +50,21 @@ class DFTConfig(TrainingConfig):
     batch_size: int = 2  # global batch per micro-step (split across data-parallel ranks)
     grad_accum: int = 2
     max_length: int = 1024
-    pack: bool = False  # pack several records per row with block-diagonal attention instead of padding
+    pack: bool = True  # several records per row, each attending only to itself (no padding); --no-pack pads
     on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
     on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
     # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
     # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,
     # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
-    decision_weight: float = 1.0
+    decision_weight: float = 3.0
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
     # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
     # batch_size rows would pass memory_budget of the machine's memory (train/memory_fit.py); off: only warn
     memory_fit: bool = True
     memory_budget: float = 0.75
     # evaluation
-    val_every: int = 50
-    val_batches: int = 0  # 0: the whole validation set
+    val_every: int = 25
+    val_batches: int = 8  # 0: the whole validation set
     validity_n: int = 16  # held-out tool-calling prompts scored before and after training; 0 disables
     validity_max_tokens: int = 96
     # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
@@ -113,6 +120,12 @@ def asked_settings(saved: dict) -> dict:
     return {"batch_size": fit["asked_batch_size"], "grad_accum": fit["asked_grad_accum"]}
 
 
+# What a run saved before a setting existed did then, where that is not today's default: runs older than
+# decision_weight trained every token with weight 1.
+LEGACY = {"decision_weight": 1.0}
+
+
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:
     """The run folder's own settings when `cfg` resumes a run (train/run_config.py), else `cfg`."""
-    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict, aliases_of=asked_settings)
+    return run_config.resume_settings(cfg, argv, build_parser(), RESUME_SAFE, from_dict, LEGACY,
+                                      aliases_of=asked_settings)
