@@ -14,9 +14,10 @@ A recipe YAML (see data_recipes/recipes/default.yaml):
     dedup: {jaccard: 0.7}
     decontam: {ngram: 8}
 
-`load_recipe(path, overrides)` validates everything before any work starts: unknown keys or source ids, a
-missing file, a weight that is not a number, a config or split the source doesn't have all raise `RecipeError`
-naming the field and what to do. Overrides are dotted keys (`seed=3`, `filters.max_tokens=1024`,
+`load_recipe(path, overrides)` validates everything before any work starts: unknown keys (with the closest valid
+one) or source ids, a missing file, a weight that is not a number, a config or split the source doesn't have all
+raise `RecipeError` naming the field and what to do. Reading and typing the YAML is the shared layered config's
+(nanoagent/config.py, nested dataclasses); the checks that need the source catalogue are `validate` here. Overrides are dotted keys (`seed=3`, `filters.max_tokens=1024`,
 `sources.xlam.rows=100`, `sources.xlam=null` drops an entry) applied after the YAML.
 
 Left out: recipe inheritance (`extends:`); copy a recipe and edit it.
@@ -25,8 +26,6 @@ Left out: recipe inheritance (`extends:`); copy a recipe and edit it.
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,13 +33,14 @@ from typing import Any
 import yaml
 
 from data_recipes.sources import SOURCES
+from nanoagent.config import ConfigError, from_dict, read_yaml_mapping
 
 RECIPES = Path(__file__).parent / "recipes"
 DEFAULT_RECIPE = RECIPES / "default.yaml"
 
 
-class RecipeError(ValueError):
-    pass
+class RecipeError(ConfigError):
+    """A recipe that cannot be built as written; the message names the field and what to do."""
 
 
 @dataclass
@@ -103,65 +103,13 @@ class Recipe:
     num_proc: int = 2                    # worker processes for convert/filter/fingerprint
     valid_fraction: float = 0.05         # held out per source before mixing
     valid_max_rows: int = 1000
-    sources: list = field(default_factory=list)
+    sources: list[SourceEntry] = field(default_factory=list)
     filters: FilterConfig = field(default_factory=FilterConfig)
     dedup: DedupConfig = field(default_factory=DedupConfig)
     decontam: DecontamConfig = field(default_factory=DecontamConfig)
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def _check(value: Any, hint: Any, where: str) -> Any:
-    """`value` converted to the annotated type, or RecipeError naming `where`."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        for a in args[:-1]:
-            try:
-                return _check(value, a, where)
-            except RecipeError:
-                pass
-        return _check(value, args[-1], where)
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RecipeError(f"{where}: {value!r} is not a number")
-        return float(value)
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RecipeError(f"{where}: {value!r} is not a whole number")
-        return value
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise RecipeError(f"{where}: {value!r} is not true/false")
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise RecipeError(f"{where}: {value!r} is not a string")
-        return value
-    if hint in (list, dict) or origin in (list, dict):
-        want = origin or hint
-        if not isinstance(value, want):
-            raise RecipeError(f"{where}: expected a {want.__name__}, got {type(value).__name__}")
-        return value
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where)
-    return value
-
-
-def _build(cls, data: Any, where: str):
-    if isinstance(data, cls):
-        return data
-    if not isinstance(data, dict):
-        raise RecipeError(f"{where}: expected a mapping, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise RecipeError(f"{where}: unknown key(s) {unknown}; known: {sorted(names)}")
-    return cls(**{k: _check(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()})
 
 
 def _set_dotted(data: dict, key: str, value: Any) -> None:
@@ -211,22 +159,20 @@ def load_recipe(path: str | Path | None = None, overrides: dict | None = None) -
         raise RecipeError(f"recipe {path} does not exist; recipes shipped: "
                           f"{', '.join(sorted(p.name for p in RECIPES.glob('*.yaml')))}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise RecipeError(f"recipe {path} is not valid YAML: {e}") from None
-    except UnicodeDecodeError as e:
-        raise RecipeError(f"recipe {path} is not UTF-8 text (byte {e.object[e.start]:#x} at offset {e.start}); "
-                          "give a YAML recipe file") from None
-    if not isinstance(data, dict):
-        raise RecipeError(f"recipe {path}: the top level must be a mapping")
+        data = read_yaml_mapping(path)
+    except ConfigError as e:
+        raise RecipeError(str(e).replace("config file", "recipe", 1)) from None
     for key, value in (overrides or {}).items():
         if isinstance(value, dict) and key in ("filters", "dedup", "decontam"):
             for k, v in value.items():
                 _set_dotted(data, f"{key}.{k}", v)
         else:
             _set_dotted(data, key, value)
-    data["sources"] = [_build(SourceEntry, e, f"sources[{i}]") for i, e in enumerate(data.get("sources") or [])]
-    recipe = _build(Recipe, data, "")
+    data["sources"] = data.get("sources") or []
+    try:
+        recipe = from_dict(Recipe, data, source=f"recipe {path}")
+    except ConfigError as e:
+        raise RecipeError(str(e) if str(e).startswith("recipe ") else f"recipe {path}: {e}") from None
     validate(recipe, base=path.parent)
     return recipe
 

@@ -12,10 +12,13 @@
 Every field becomes a flag (`max_tokens` -> `--max-tokens`; booleans as `--x/--no-x`; lists as several values or
 comma-separated) whose argparse default is SUPPRESS, so a flag left off never overrides the YAML ("not given" is
 not "false"). Values from YAML and flags are coerced to the field's type (str, int, float, bool including the
-strings "true"/"false", Optional[...], list[str], dict); a bad value or an unknown key (with the closest valid one)
-is a ConfigError that names it. Stages keep their own checks (choices, ranges) and run them on the result.
+strings "true"/"false", Optional[...], a union tried in order, list[str], dict, a nested dataclass from a mapping
+and list[dataclass] from a list of mappings); a bad value or an unknown key (with the closest valid one) is a
+ConfigError that names it by its path (`sources[0].weight`). Stages keep their own checks (choices, ranges) and run
+them on the result.
 
-Left out: nested or dotted keys (stage configs are flat on purpose), writing configs (each stage saves its own).
+Flags cover flat fields only: stage configs are flat on purpose; the data recipe (data_recipes/recipe.py) is the
+one nested config and takes dotted `--set` overrides instead. Left out: writing configs (each stage saves its own).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import types
 import typing
 from pathlib import Path
 from typing import Callable
@@ -71,6 +75,24 @@ def coerce(key: str, value, tp):
             return None
         raise ConfigError(f"config key {key!r} cannot be null")
     base = _base(tp)
+    members = [a for a in typing.get_args(base) if a is not type(None)]
+    if typing.get_origin(base) in (typing.Union, types.UnionType) and members:
+        for member in members:  # `dict | list | None`: the first member the value fits
+            try:
+                return coerce(key, value, member)
+            except ConfigError:
+                continue
+        names = " or ".join(getattr(m, "__name__", str(m)) for m in members)
+        raise ConfigError(f"config key {key!r}: {value!r} is not a valid {names}")
+    if dataclasses.is_dataclass(base):
+        if not isinstance(value, dict):
+            raise ConfigError(f"config key {key!r}: expected a mapping of key: value, got {value!r}")
+        return from_dict(base, value, source=key, prefix=key)
+    item = (typing.get_args(base) or (None,))[0]
+    if typing.get_origin(base) is list and dataclasses.is_dataclass(item):
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"config key {key!r}: expected a list of mappings, got {value!r}")
+        return [coerce(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
     name = getattr(base, "__name__", str(base))
     try:
         if typing.get_origin(base) is list or base is list:
@@ -113,12 +135,20 @@ def check_keys(keys, cls, source: str = "config") -> None:
 
 
 def from_dict(cls, values: dict, base=None, source: str = "config",
-              parsers: dict[str, Callable] | None = None):
-    """`values` applied over `base` (default: the defaults of `cls`); `parsers[key]` replaces the type coercion."""
+              parsers: dict[str, Callable] | None = None, prefix: str = ""):
+    """`values` applied over `base` (default: the defaults of `cls`); `parsers[key]` replaces the type coercion.
+    `prefix` names a nested config in messages (`filters` -> `filters.max_tokens`)."""
     check_keys(values, cls, source)
-    types, parsers = field_types(cls), parsers or {}
-    coerced = {k: parsers[k](v) if k in parsers else coerce(k, v, types[k]) for k, v in values.items()}
-    return dataclasses.replace(base if base is not None else cls(), **coerced)
+    hints, parsers = field_types(cls), parsers or {}
+    coerced = {k: parsers[k](v) if k in parsers else coerce(f"{prefix}.{k}" if prefix else k, v, hints[k])
+               for k, v in values.items()}
+    if base is not None:
+        return dataclasses.replace(base, **coerced)
+    missing = [f.name for f in dataclasses.fields(cls) if f.name not in coerced
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise ConfigError(f"{source}: missing required key(s) {', '.join(map(repr, missing))}")
+    return cls(**coerced)
 
 
 def resolve(cls, yaml_path: str | Path | None = None, flags: dict | None = None,
@@ -133,11 +163,11 @@ def resolve(cls, yaml_path: str | Path | None = None, flags: dict | None = None,
 def add_flags(parser: argparse.ArgumentParser, cls, choices: dict | None = None,
               skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
     """One `--flag` per field (not given = absent from the namespace); help from `field(metadata={"help": ...})`."""
-    types, choices = field_types(cls), choices or {}
+    hints, choices = field_types(cls), choices or {}
     for f in dataclasses.fields(cls):
         if f.name in skip:
             continue
-        base = _base(types[f.name])
+        base = _base(hints[f.name])
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         help_text = f.metadata.get("help", "")
         if "default" not in help_text:  # a help text that words its own default keeps it

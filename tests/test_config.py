@@ -94,3 +94,30 @@ def test_help_shows_each_default_once():
 
     text = build_parser(Helped).format_help()
     assert text.count("default") == 2 and "(default: all cores)" in text and "(default: 10)" in text
+
+
+@dataclass
+class Part:
+    name: str
+    size: int = 1
+
+
+@dataclass
+class Nested:
+    part: Part = field(default_factory=lambda: Part("default"))
+    parts: list[Part] = field(default_factory=list)
+    shape: dict | list | None = None
+
+
+def test_nested_dataclasses_lists_of_them_and_unions_from_yaml(tmp_path):
+    y = write(tmp_path, "part: {name: a, size: '3'}\nparts: [{name: b}, {name: c, size: 2}]\nshape: [x, y]\n")
+    cfg = resolve(Nested, y)
+    assert cfg == Nested(Part("a", 3), [Part("b", 1), Part("c", 2)], ["x", "y"])
+    assert resolve(Nested, write(tmp_path, "shape: {x: 1}\n")).shape == {"x": 1}
+    for text, message in (("parts: [{size: 2}]\n", r"parts\[0\]: missing required key\(s\) 'name'"),
+                          ("parts: [{name: b, sise: 2}]\n", r"parts\[0\]: .*'sise' \(did you mean 'size'\?\)"),
+                          ("part: {name: a, size: big}\n", r"'part\.size': 'big' is not a valid int"),
+                          ("part: 3\n", r"'part': expected a mapping"),
+                          ("shape: 3\n", r"'shape': 3 is not a valid dict or list")):
+        with pytest.raises(ConfigError, match=message):
+            resolve(Nested, write(tmp_path, text))

@@ -36,11 +36,14 @@ def test_commands_and_order(spec_file):
 
 
 @pytest.mark.parametrize("edit, message", [
-    ({"variants": {"a": {"learning_rat": 1}}}, "unknown train.dft setting"),
+    ({"variants": {"a": {"learning_rat": 1}}}, r"variants\.a \(train\.dft settings.*'learning_rat' \(did you mean "
+                                              r"'learning_rate'\?\)"),
     ({"variants": {"a": {"from": "zz"}}}, "not a variant"),
-    ({"eval": {"suite": "x"}}, "eval: unknown key"),
+    ({"eval": {"suite": "x"}}, r"eval: unknown config key\(s\) 'suite' \(did you mean 'suites'\?\)"),
     ({"base": "missing.yaml"}, "does not exist"),
-    ({"colour": 1}, "unknown key"),
+    ({"colour": 1}, r"sweep file .*: unknown config key\(s\) 'colour'"),
+    ({"set": [1]}, r"'set': \[1\] is not a valid dict"),
+    ({"variants": {"a": 3}}, r"variants\.a: give a mapping"),
 ])
 def test_bad_sweep_files_are_named_errors(spec_file, edit, message):
     spec = yaml.safe_load(spec_file.read_text())

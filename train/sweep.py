@@ -38,49 +38,63 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+from dataclasses import dataclass, field
 
 from nanoagent.atomic import write_json, write_text
+from nanoagent.config import check_keys, from_dict, read_yaml_mapping
 from train.config import ConfigError, DFTConfig
 
 RESULTS = Path("train/results")
 RUNS = Path("runs/sweep")
-FIELDS = {f for f in DFTConfig.__dataclass_fields__ if f != "extra"}
 
 
-class SweepError(ValueError):
+class SweepError(ConfigError):
     """A bad sweep file; the message names the key and what to do."""
+
+
+@dataclass
+class SweepFile:
+    """The keys a sweep file may have (checked with the shared config's closest-key errors; used as a dict)."""
+    name: str = ""
+    base: str | None = None
+    set: dict = field(default_factory=dict)
+    eval: dict = field(default_factory=dict)
+    variants: dict = field(default_factory=dict)
+
+
+@dataclass
+class SweepEval:
+    suites: str = "core"
+    limit: int | None = None
+    sample_seed: int = 0
+    max_tokens: int | None = None
 
 
 def load_sweep(path: str | Path) -> dict:
     path = Path(path)
-    if not path.is_file():
-        raise SweepError(f"sweep file {path} does not exist")
     try:
-        spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise SweepError(f"sweep file {path} is not valid YAML text ({type(e).__name__}: "
-                         f"{str(e).splitlines()[0] if str(e) else ''})") from None
-    if not isinstance(spec, dict):
-        raise SweepError(f"sweep file {path}: the top level must be a mapping with name, base, set, eval, variants")
-    unknown = set(spec) - {"name", "base", "set", "eval", "variants"}
-    if unknown:
-        raise SweepError(f"{path}: unknown key(s) {sorted(unknown)}; use name, base, set, eval, variants")
-    if not spec.get("name") or not spec.get("variants"):
-        raise SweepError(f"{path}: give a name and at least one variant")
-    if spec.get("base") and not Path(spec["base"]).is_file():
-        raise SweepError(f"{path}: base config {spec['base']} does not exist")
-    for key, values in [("set", spec.get("set") or {})] + list(spec["variants"].items()):
-        bad = set(values or {}) - FIELDS - {"from"}
-        if bad:
-            raise SweepError(f"{path}: {key}: unknown train.dft setting(s) {sorted(bad)}")
-        src = (values or {}).get("from")
-        if src is not None and src not in spec["variants"]:
-            raise SweepError(f"{path}: {key}: from {src!r} is not a variant of this sweep")
-    eval_keys = set(spec.get("eval") or {}) - {"suites", "limit", "sample_seed", "max_tokens"}
-    if eval_keys:
-        raise SweepError(f"{path}: eval: unknown key(s) {sorted(eval_keys)}; use suites, limit, sample_seed, "
-                         "max_tokens")
+        spec = read_yaml_mapping(path)
+        from_dict(SweepFile, spec, source=f"sweep file {path}")  # the keys and their types
+        for v, values in (spec.get("variants") or {}).items():
+            if not isinstance(values, (dict, type(None))):
+                raise SweepError(f"{path}: variants.{v}: give a mapping of train.dft settings, e.g. "
+                                 "{learning_rate: 1.0e-4}")
+        if not spec.get("name") or not spec.get("variants"):
+            raise SweepError(f"{path}: give a name and at least one variant")
+        if spec.get("base") and not Path(spec["base"]).is_file():
+            raise SweepError(f"{path}: base config {spec['base']} does not exist")
+        for key, values in [("set", spec.get("set") or {})] + [(f"variants.{v}", values)
+                                                                for v, values in spec["variants"].items()]:
+            check_keys({k: v for k, v in (values or {}).items() if k not in ("from", "extra")}, DFTConfig,
+                       f"{path}: {key} (train.dft settings; a variant may add from: VARIANT)")
+            src = (values or {}).get("from")
+            if src is not None and src not in spec["variants"]:
+                raise SweepError(f"{path}: {key}: from {src!r} is not a variant of this sweep")
+        check_keys(spec.get("eval") or {}, SweepEval, f"{path}: eval")
+    except SweepError:
+        raise
+    except ConfigError as e:
+        raise SweepError(str(e).replace("config file", "sweep file", 1)) from None
     return spec
 
 
