@@ -27,6 +27,8 @@ import sys
 from html import escape
 from pathlib import Path
 
+from matplotlib.ticker import MaxNLocator
+
 from nanoagent.atomic import write_text
 from nanoagent.metrics import read_metrics
 from eval.report import _cell, _pct, latest, suite_names
@@ -134,6 +136,10 @@ def line_chart(series: dict[str, list], title: str, width: int = 540, height: in
         x0, x1 = x0 - 1, x1 + 1
     if y1 == y0:
         y0, y1 = y0 - (abs(y0) * 0.1 or 1), y1 + (abs(y1) * 0.1 or 1)
+    # round tick values (0.2, 0.4 ...; steps 0, 50, 100), the axes widened to the outer ticks
+    xticks = MaxNLocator(nbins=5, integer=all(x.is_integer() for x in xs)).tick_values(x0, x1)
+    yticks = MaxNLocator(nbins=5).tick_values(y0, y1)
+    x0, x1, y0, y1 = min(x0, xticks[0]), max(x1, xticks[-1]), min(y0, yticks[0]), max(y1, yticks[-1])
     left, right, top, bottom = 52, 12, 24, 32
     w, h = width - left - right, height - top - bottom
 
@@ -146,11 +152,11 @@ def line_chart(series: dict[str, list], title: str, width: int = 540, height: in
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 18 * len(series)}" '
            f'role="img"><title>{esc(title)}</title><text x="{left}" y="15" font-size="13" font-weight="bold">'
            f'{esc(title)}</text><rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#999"/>']
-    for i in range(5):
-        yv, xv = y0 + (y1 - y0) * i / 4, x0 + (x1 - x0) * i / 4
+    for yv in yticks:
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(yv):.1f}" y2="{py(yv):.1f}" stroke="#eee"/>'
-                   f'<text x="{left - 4}" y="{py(yv) + 4:.1f}" font-size="10" text-anchor="end">{yv:.3g}</text>'
-                   f'<text x="{px(xv):.1f}" y="{top + h + 14}" font-size="10" text-anchor="middle">{xv:.4g}</text>')
+                   f'<text x="{left - 4}" y="{py(yv) + 4:.1f}" font-size="10" text-anchor="end">{yv:.4g}</text>')
+    for xv in xticks:
+        out.append(f'<text x="{px(xv):.1f}" y="{top + h + 14}" font-size="10" text-anchor="middle">{xv:.4g}</text>')
     out.append(f'<text x="{left + w / 2}" y="{top + h + 28}" font-size="10" text-anchor="middle">step</text>')
     for i, (name, pts) in enumerate(series.items()):
         color = COLORS[i % len(COLORS)]

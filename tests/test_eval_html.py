@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.html import PIPELINE_STAGES, main
+from eval.html import PIPELINE_STAGES, line_chart, main
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,6 +143,15 @@ def test_grpo_run_reward_curves(tmp_path):
     text, _ = render(tmp_path, "report", str(run))
     assert "GRPO run" in text and text.count("<svg") == 3 and "<title>reward</title>" in text
     assert "test_pass_rate" in text and "python -m eval.html trajectories" in text
+
+
+def test_chart_axes_have_round_ticks_that_cover_the_data():
+    import re
+    svg = line_chart({"loss": [(s, 1.29 - s * 0.0074) for s in range(151)]}, "loss")
+    labels = re.findall(r'font-size="10" text-anchor="(?:end|middle)">([^<]+)</text>', svg)
+    ys = [float(v) for v in labels if "." in v or v in ("0", "1")]
+    assert "150" in labels and "37.5" not in labels  # whole steps on x, the last step reached
+    assert min(ys) <= 0.18 and max(ys) >= 1.29 and all(round(v * 4, 6).is_integer() for v in ys), labels
 
 
 def test_pipeline_folder_names_missing_stages(tmp_path):
