@@ -8,7 +8,7 @@ from nanoagent.testing import tiny_llama
 from train.config import ConfigError, DFTConfig, from_dict
 from train.losses import sft_loss
 from train.memory_fit import fit_memory, machine_memory_gb, measure, predict_gb, trainable_bytes
-from train.tuning import prepare
+from train.tuning import checkpoint_blocks, prepare
 
 VOCAB = 300
 
@@ -66,10 +66,37 @@ def test_no_memory_fit_keeps_the_settings_and_warns(model, costs, rows_that_fit)
     assert (c.batch_size, c.grad_accum) == (4, 3) and "--no-memory-fit" in line and "--batch-size" in line
 
 
-def test_one_row_over_budget_is_an_error_naming_the_flags(model, costs):
+@pytest.fixture
+def checkpointed(model):
+    """A cost function for the model with gradient checkpointing on; the block class is restored afterwards
+    (mlx-lm's grad_checkpoint patches it for the whole process)."""
+    cls = type(model.layers[0])
+    original = cls.__call__
+    try:
+        checkpoint_blocks(model)
+        m = measure(model, sft_loss, 256, VOCAB)
+        cls.__call__ = original
+        state = 3 * trainable_bytes(model) / 1e9
+        yield lambda rows: predict_gb(m, rows, state, True)
+    finally:
+        cls.__call__ = original
+
+
+def test_one_row_over_budget_switches_on_gradient_checkpointing(model, costs, checkpointed):
     m, need = costs
-    with pytest.raises(ConfigError, match="--max-length.*--grad-checkpoint.*--no-memory-fit"):
-        fit_memory(model, cfg(), sft_loss, total_gb=need(1) / 0.75 * 0.9)
+    assert checkpointed(1) < need(1)
+    c = cfg(batch_size=1, grad_accum=4)
+    line = fit_memory(model, c, sft_loss, total_gb=(checkpointed(1) + need(1)) / 2 / 0.75)
+    assert c.grad_checkpoint and (c.batch_size, c.grad_accum) == (1, 4)
+    assert "gradient checkpointing is on" in line and "batch 1 x 256 fits" in line
+    assert c.extra["memory_fit"] == {"asked_batch_size": 1, "asked_grad_accum": 4, "asked_grad_checkpoint": False}
+    from train.config import asked_settings
+    assert asked_settings({"extra": c.extra}) == {"batch_size": 1, "grad_accum": 4, "grad_checkpoint": False}
+
+
+def test_one_row_over_budget_even_checkpointed_is_an_error_naming_the_flags(model, checkpointed):
+    with pytest.raises(ConfigError, match="with gradient checkpointing.*--max-length.*--memory-budget.*--no-memory-fit"):
+        fit_memory(model, cfg(), sft_loss, total_gb=checkpointed(1) / 0.75 * 0.9)
 
 
 def test_the_probe_runs_the_loss_as_the_trainer_will(model, monkeypatch):

@@ -115,9 +115,9 @@ def asked_settings(saved: dict) -> dict:
     """A saved run config's batch settings as they were asked for, when train.dft's memory fit changed them
     (train/memory_fit.py keeps them in extra.memory_fit): the same command then resumes the run."""
     fit = (saved.get("extra") or {}).get("memory_fit") or {}
-    if "asked_batch_size" not in fit:
-        return {}
-    return {"batch_size": fit["asked_batch_size"], "grad_accum": fit["asked_grad_accum"]}
+    names = {"asked_batch_size": "batch_size", "asked_grad_accum": "grad_accum",
+             "asked_grad_checkpoint": "grad_checkpoint"}
+    return {setting: fit[key] for key, setting in names.items() if key in fit}
 
 
 # What a run saved before a setting existed did then, where that is not today's default: runs older than

@@ -12,16 +12,18 @@ where one row's activations are the probe's peak less what was there before it a
 rows exceed the budget (`memory_budget` of the machine's memory, or of the container's limit when lower), the
 micro-batch shrinks to the largest divisor of `batch_size` that fits and `grad_accum` grows by the same factor, so
 each step still sees batch_size x grad_accum rows (the gradient is a token-weighted sum over micro-batches, the
-same as one large batch). The run's config.yaml holds the fitted values and remembers the asked ones, so the same
-command resumes it. If even one row does not fit, it is an error naming --max-length, --grad-checkpoint and
---no-memory-fit; `--no-memory-fit` keeps the settings as given and only warns.
+same as one large batch). If even one row does not fit, gradient checkpointing is switched on (each block's
+activations recomputed in the backward pass: slower, a fraction of the memory) and the probe runs again; if one row
+still does not fit, it is an error naming --max-length, --memory-budget and --no-memory-fit. The run's config.yaml
+holds the fitted values and remembers the asked ones, so the same command resumes it. `--no-memory-fit` keeps the
+settings as given and only warns.
 
 The probe is a worst case, so the prediction errs high. Against measured peaks on the embedded 135M model (2-core
 AMD EPYC): packed 4 x 1024, predicted 11.9 GB for LoRA, measured 8.9 GB; full fine-tuning predicted 12.4 GB,
 measured 11.5 GB (bench/results/train_speed_real.json); LoRA at 2 x 1024 with accumulation predicted 6.3 GB,
 measured 3.9-4.4 GB (the quality run's steps). The probe costs one forward and backward pass at the start (seconds
 here). A resumed run keeps the settings it started with (no probe). Data-parallel runs and non-llama models are
-not probed (said so). Left out: turning on gradient checkpointing by itself (the error suggests it).
+not probed (said so).
 
     from train.memory_fit import fit_memory
     note = fit_memory(model, cfg, loss)     # may lower cfg.batch_size and raise cfg.grad_accum; returns the line
@@ -37,6 +39,7 @@ from mlx.utils import tree_flatten
 
 from train.config import ConfigError
 from train.data import Batch
+from train.tuning import checkpoint_blocks
 
 GB = 1e9
 
@@ -101,9 +104,10 @@ def predict_gb(m: dict, rows: int, state_gb: float, accumulating: bool) -> float
 
 
 def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) -> str:
-    """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum, remembering the asked values in
-    cfg.extra["memory_fit"]) when batch_size rows would not fit. Returns the one line to print; raises ConfigError
-    when one row is over the budget (unless memory_fit is off: then the line warns)."""
+    """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum) when batch_size rows would not fit,
+    first switching on cfg.grad_checkpoint when even one row would not; the asked values go to
+    cfg.extra["memory_fit"]. Returns the one line to print; raises ConfigError when one row is over the budget
+    even with checkpointing (unless memory_fit is off: then the line warns)."""
     total = machine_memory_gb() if total_gb is None else total_gb
     if world > 1:
         return f"memory: not checked (data-parallel over {world} processes)"
@@ -114,6 +118,7 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
         return f"memory: not checked ({type(model).__name__} is not llama-shaped)"
     budget = cfg.memory_budget * total
     m = measure(model, loss, cfg.max_length, vocab, numpy_ops=cfg.numpy_ops)
+    asked = {"asked_batch_size": cfg.batch_size, "asked_grad_accum": cfg.grad_accum}
     state_gb = 3 * trainable_bytes(model) / GB  # AdamW's two moments and the update's temporaries
 
     def need(rows: int) -> float:
@@ -128,15 +133,26 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
     if not cfg.memory_fit:
         return (f"{head}: batch {cfg.batch_size} x {cfg.max_length} needs ~{want:.1f} GB, over the budget; kept as "
                 "given (--no-memory-fit). Lower --batch-size and raise --grad-accum to fit")
+    switched = ""
+    if need(1) > budget and not cfg.grad_checkpoint:
+        without = need(1)
+        checkpoint_blocks(model)
+        m.update(measure(model, loss, cfg.max_length, vocab, numpy_ops=cfg.numpy_ops))
+        if need(1) <= budget:
+            cfg.grad_checkpoint = True
+            asked["asked_grad_checkpoint"] = False
+            switched = (f"; one row needed ~{without:.1f} GB, so gradient checkpointing is on (a row now takes "
+                        f"about {m['row']:.2f} GB)")
     if need(1) > budget:
-        raise ConfigError(f"{head}: even one row needs ~{need(1):.1f} GB; lower --max-length or add "
-                          "--grad-checkpoint (or raise --memory-budget, or --no-memory-fit to try anyway: the "
-                          "estimate errs high)")
+        raise ConfigError(f"{head}: even one row needs ~{need(1):.1f} GB with gradient checkpointing; lower "
+                          "--max-length (or raise --memory-budget, or --no-memory-fit to try anyway: the estimate "
+                          "errs high)")
     rows = max(d for d in range(1, cfg.batch_size + 1) if cfg.batch_size % d == 0 and need(d) <= budget)
     old = (cfg.batch_size, cfg.grad_accum)
     cfg.batch_size, cfg.grad_accum = rows, cfg.grad_accum * (cfg.batch_size // rows)
-    cfg.extra = {**cfg.extra, "memory_fit": {"asked_batch_size": old[0], "asked_grad_accum": old[1]}}
-    return (f"{head}: batch {old[0]} x {cfg.max_length} would need ~{want:.1f} GB, so micro-batches of {rows} rows "
-            f"with {cfg.grad_accum} accumulated (was {old[0]} x {old[1]}; the same rows per step, "
+    cfg.extra = {**cfg.extra, "memory_fit": asked}
+    if rows == old[0]:
+        return f"{head}{switched}: batch {rows} x {cfg.max_length} fits (~{need(rows):.1f} GB)"
+    return (f"{head}{switched}: batch {old[0]} x {cfg.max_length} would need ~{want:.1f} GB, so micro-batches of "
+            f"{rows} rows with {cfg.grad_accum} accumulated (was {old[0]} x {old[1]}; the same rows per step, "
             f"~{need(rows):.1f} GB)")
-

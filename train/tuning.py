@@ -50,10 +50,16 @@ def prepare(model, cfg) -> int:
             raise ValueError(f"LoRA found no module matching lora_keys={cfg.lora_keys} in the model's blocks; "
                              "use names like self_attn.q_proj, mlp.down_proj")
     if cfg.grad_checkpoint:
-        from mlx_lm.tuner.trainer import grad_checkpoint
-
-        grad_checkpoint(model.layers[0])
+        checkpoint_blocks(model)
     return count_trainable(model)
+
+
+def checkpoint_blocks(model) -> None:
+    """Recompute each transformer block's activations in the backward pass instead of keeping them (mlx-lm's
+    `grad_checkpoint`: it patches the block class, for the whole process)."""
+    from mlx_lm.tuner.trainer import grad_checkpoint
+
+    grad_checkpoint(model.layers[0])
 
 
 def count_trainable(model) -> int:
