@@ -45,6 +45,7 @@ from data_recipes.load import SourceFileError, SyntheticRows, hub_status, load_r
 from data_recipes.mix import mix
 from data_recipes.recipe import FilterConfig, Recipe, RecipeError, load_recipe, parse_override
 from data_recipes.report import print_summary, publish, write_outputs
+from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError
 
 CHUNK = 256
@@ -262,7 +263,8 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
     else:
         tokenizer, tok_name = tok_obj, f"<object {type(tok_obj).__name__}>"
         cfg.tokenizer = tok_name
-    stats: dict = {"recipe": cfg.name, "seed": cfg.seed, "tokenizer": tok_name, "sources": {}, "timings_s": {}}
+    stats: dict = {"recipe": cfg.name, "seed": cfg.seed, "tokenizer": tok_name, "sources": {}, "timings_s": {},
+                   "code_digest": code_digest(Path(__file__).parent)}  # train.dft warns when its checkout differs
     index = _eval_index(cfg, stats)
     loaded = _load_all(cfg, stats, say)
     t_load = time.perf_counter()

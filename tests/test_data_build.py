@@ -5,6 +5,7 @@ Run: .venv/bin/python -m pytest tests/test_data_build.py -q
 """
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -38,6 +39,8 @@ def test_fixture_build_writes_canonical_records_and_stats(tmp_path, tiny_tok):
     assert stats["sources"]["smoltalk_magpie"]["exact_dups"] == 1
     assert stats["outputs"]["train"] == len(train)
     assert sum(s["train"] for s in stats["sources"].values()) == len(train)
+    from nanoagent.provenance import code_digest
+    assert stats["code_digest"] == code_digest(Path(__file__).parents[1] / "data_recipes")  # what train.dft checks
     resolved = yaml.safe_load((out / "recipe.resolved.yaml").read_text())
     assert resolved["out"] == str(out) and resolved["filters"]["max_tokens"] == 2048
     # no think traces, no trailing user turns survive

@@ -137,6 +137,29 @@ def test_default_data_is_built_when_missing(tmp_path, monkeypatch):
         dft.resolve_data(dft.DFTConfig(recipe="other.yaml"))
 
 
+def test_a_build_from_other_recipe_code_is_named(tmp_path, capsys):
+    """stats.json records the data-recipe code's digest; train.dft warns when its checkout's differs."""
+    import json
+
+    from nanoagent.provenance import code_digest
+    code = tmp_path / "data_recipes"
+    code.mkdir()
+    (code / "gen.py").write_text("ROWS = 1\n")
+    build = tmp_path / "data"
+    build.mkdir()
+    (build / "stats.json").write_text(json.dumps({"code_digest": code_digest(code)}))
+    assert dft.stale_build_warning(build, code) is None
+    (code / "gen.py").write_text("ROWS = 2\n")  # a generator changed after the build
+    msg = dft.stale_build_warning(build, code)
+    assert msg and str(build) in msg and "python -m data_recipes.build --out" in msg and msg in capsys.readouterr().out
+    (build / "stats.json").write_text("{}")  # a build older than the digest
+    assert "before builds recorded it" in dft.stale_build_warning(build, code)
+    before = code_digest(code)
+    (code / "__pycache__").mkdir()
+    (code / "__pycache__" / "gen.cpython-311.pyc").write_bytes(b"x")  # caches are not code
+    assert code_digest(code) == before and dft.stale_build_warning(tmp_path / "nothing", code) is None
+
+
 def saved_steps(run):
     folder = run / "checkpoints"
     return [int(p.name[5:]) for p in folder.iterdir() if p.name.startswith("step_")] if folder.is_dir() else []

@@ -35,6 +35,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from nanoagent.atomic import write_json
 from nanoagent.metrics import read_metrics
+from nanoagent.provenance import code_digest
 from train.config import ConfigError, DFTConfig, load_config, resume_settings
 from train.run_config import save_config
 from train.data import DataError, load_dataset, read_records
@@ -57,6 +58,7 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
         if not train.is_file():
             raise DataError(f"--data {cfg.data}: {train} is missing")
         unfinished(train.parent)
+        stale_build_warning(train.parent)
         return train, valid if valid.is_file() and valid != train else None
     folder = Path("data") / Path(cfg.recipe).stem if cfg.recipe else DEFAULT_DATA
     train, valid = folder / "train.jsonl", folder / "valid.jsonl"
@@ -73,7 +75,29 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
             raise DataError(f"rank {rank}: {train} is missing after the build (with several processes, build it "
                             "first and pass --data)")
     unfinished(train.parent)
+    stale_build_warning(train.parent)
     return train, valid if valid.is_file() else None
+
+
+RECIPE_CODE = Path(__file__).resolve().parents[1] / "data_recipes"  # the data stage of this checkout (read, not imported)
+
+
+def stale_build_warning(folder: Path, code: Path = RECIPE_CODE) -> str | None:
+    """Print (and return) a warning when the data build in `folder` was made by other data-recipe code than this
+    checkout's: its rows may predate a generator or filter change. Nothing for a folder that is not a build."""
+    try:
+        built = json.loads((folder / "stats.json").read_text(encoding="utf-8")).get("code_digest", "unrecorded")
+    except (OSError, ValueError, AttributeError):
+        return None
+    now = code_digest(code)
+    if now is None or built == now:
+        return None
+    how = "before builds recorded it" if built == "unrecorded" else f"code {built[:12]}, this checkout {now[:12]}"
+    msg = (f"warning: {folder} was built by other data-recipe code ({how}); its rows may predate changes to the "
+           f"recipe or generators. Rebuild: python -m data_recipes.build --out {folder} (add --offline without the "
+           "Hub)")
+    print(msg, flush=True)
+    return msg
 
 
 def unfinished(folder: Path) -> None:
