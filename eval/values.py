@@ -1,0 +1,138 @@
+"""Why argument values are wrong: the `wrong_value` replies of an eval.toolcall result, sorted by what went wrong.
+
+    python -m eval.values eval/results/quality/toolcall_quality-cpu-one-q8_0-whole.json
+    python -m eval.values RESULT.json --suites simple_python,multiple --examples 5
+
+A reply is `wrong_value` when it calls the right tool with the right argument names but a value BFCL does not
+accept (nanoagent/checker.py names the first such argument). Each one is put in the first class that fits:
+
+    another argument's value  the value is the one the same call gave another argument (room_type='Chicago'
+                              beside location='Chicago'): the model bound a prompt span to the wrong slot
+    percent for fraction      a number 100 times an accepted one (5 for 0.05)
+    partial surface form      the value and an accepted string contain one another ('New York' for
+                              'New York, NY', 'US' for 'USA'): the right thing in another form
+    another span of the prompt the value is in the user's words but is not an accepted one
+    invented                  the value is not in the user's words (an accepted one may or may not be)
+
+The classes are heuristics on strings, meant to tell the data work which failure dominates and to show whether a
+change moved it; read the examples before trusting a count. Replies whose checker message does not name one
+argument are counted as `unclassified`. With several calls of one tool (parallel suites), the call that gave the
+wrong value is the one compared.
+Left out: wrong values in calls past the first, and the reasons behind `wrong_count` or `missing_required`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from nanoagent.suites import SuiteError, load_suite
+
+MESSAGE = re.compile(r"^(?:expected call \d+: )?(?P<fn>[^:]+): (?P<key>[^=\s]+)=(?P<value>.*) is not among (?P<allowed>.*)$", re.S)
+CLASSES = ("another argument's value", "percent for fraction", "partial surface form", "another span of the prompt",
+           "invented", "unclassified")
+
+
+def _literal(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _text(value) -> str:
+    return str(value).strip().lower()
+
+
+def classify(value, allowed: list, other_args: dict, prompt: str) -> str:
+    """The class of one wrong value (see the module docstring); `prompt` is the user's words."""
+    v = _text(value)
+    if v and any(_text(x) == v for x in other_args.values()):
+        return "another argument's value"
+    numbers = [a for a in allowed if isinstance(a, (int, float)) and not isinstance(a, bool)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and any(
+            abs(a * 100 - value) < 1e-9 * max(1.0, abs(value)) for a in numbers):
+        return "percent for fraction"
+    strings = [_text(a) for a in allowed if isinstance(a, str) and a.strip()]
+    if v and isinstance(value, str) and any(v in s or s in v for s in strings):
+        return "partial surface form"
+    if v and v in prompt.lower():
+        return "another span of the prompt"
+    return "invented"
+
+
+def classify_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
+    """{suite: {"wrong_value": n, "classes": {class: count}, "examples": {class: [..]}}} for a result's suites."""
+    out = {}
+    for suite, data in result.get("suites", {}).items():
+        if suites and suite not in suites:
+            continue
+        wrong = [r for r in data.get("items", []) if r.get("kind", "").startswith("wrong_value")]
+        if not wrong:
+            continue
+        try:
+            prompts = {it.id: " ".join(m.get("content") or "" for m in it.messages if m.get("role") == "user")
+                       for it in load_suite(suite)[0]}
+        except SuiteError:
+            prompts = {}
+        counts, shown = Counter(), {}
+        for r in wrong:
+            m = MESSAGE.match(r.get("message", ""))
+            calls = r.get("calls") or []
+            if not m or not calls or r["id"] not in prompts:
+                cls = "unclassified"
+            else:
+                value, allowed = _literal(m["value"]), _literal(m["allowed"])
+                named = [c.get("arguments") or {} for c in calls if c.get("name") == m["fn"]]
+                # with several calls of one tool (parallel), the one that gave this value
+                args = next((a for a in named if a.get(m["key"]) == value), named[0] if named else {})
+                others = {k: v for k, v in args.items() if k != m["key"]}
+                cls = classify(value, allowed if isinstance(allowed, list) else [allowed], others,
+                               prompts[r["id"]])
+            counts[cls] += 1
+            if len(shown.setdefault(cls, [])) < examples:
+                shown[cls].append(f"{r['id']}: {r.get('message', '')[:160]}")
+        out[suite] = {"wrong_value": len(wrong), "classes": {c: counts[c] for c in CLASSES if counts[c]},
+                      "examples": shown}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.values", description=__doc__.split("\n\n")[0])
+    ap.add_argument("result", help="an eval.toolcall result JSON (eval/results/...)")
+    ap.add_argument("--suites", help="comma-separated suites (default: every suite in the file)")
+    ap.add_argument("--examples", type=int, default=3, help="examples shown per class (default: 3)")
+    ap.add_argument("--json", action="store_true", help="print the classes as JSON")
+    args = ap.parse_args(argv)
+    path = Path(args.result)
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(result, dict) or not isinstance(result.get("suites"), dict):
+            raise ValueError("it has no 'suites' mapping")
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"error: {path} is not an eval.toolcall result file ({e}); give one from eval/results/", file=sys.stderr)
+        return 2
+    table = classify_result(result, [s.strip() for s in args.suites.split(",")] if args.suites else None,
+                            args.examples)
+    if args.json:
+        print(json.dumps(table, indent=2))
+        return 0
+    if not table:
+        print(f"{path}: no wrong_value replies in the suites asked for")
+        return 0
+    for suite, t in table.items():
+        print(f"{suite}: {t['wrong_value']} wrong values")
+        for cls, n in t["classes"].items():
+            print(f"  {n:4d}  {cls}")
+            for line in t["examples"].get(cls, []):
+                print(f"          {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""eval/values.py: wrong argument values sorted by what went wrong, on hand-made cases and real BFCL prompts.
+
+Run: .venv/bin/python -m pytest tests/test_eval_values.py -q
+"""
+
+import json
+
+import pytest
+
+from eval.values import classify, classify_result, main
+
+
+@pytest.mark.parametrize("value, allowed, others, prompt, expected", [
+    ("Chicago", ["single"], {"location": "Chicago"}, "a single room in Chicago", "another argument's value"),
+    (5, [0.05], {}, "a 5% return", "percent for fraction"),
+    ("New York", ["New York, NY"], {}, "vegan food in New York", "partial surface form"),
+    ("USA", ["United States", "USA "], {}, "in the USA", "partial surface form"),
+    ("liquid", ["vaporization"], {}, "water turning from liquid to gas", "another span of the prompt"),
+    ("Town", ["Tokyo"], {"country": "Japan"}, "weather in Tokyo, Japan", "invented"),
+    (10, [1000], {}, "10 apples", "another span of the prompt"),  # 10 x 100 is not 1000: not a percent
+    (True, [1.0], {}, "yes", "invented"),                         # booleans are not numbers here
+])
+def test_each_class_on_a_hand_made_case(value, allowed, others, prompt, expected):
+    assert classify(value, allowed, others, prompt) == expected
+
+
+def result_with(items):
+    return {"suites": {"simple_python": {"items": items}}}
+
+
+def test_a_result_file_on_real_bfcl_prompts(tmp_path, capsys):
+    items = [
+        {"id": "simple_python_35", "kind": "wrong_value", "calls": [{"name": "vegan_restaurant.find_nearby",
+         "arguments": {"location": "New York", "operating_hours": 23}}],
+         "message": "vegan_restaurant.find_nearby: location='New York' is not among ['New York, NY']"},
+        {"id": "simple_python_27", "kind": "wrong_value", "calls": [{"name": "final_velocity",
+         "arguments": {"initial_velocity": 2, "acceleration": 2, "time": 5}}],
+         "message": "final_velocity: initial_velocity=2 is not among [10]"},
+        {"id": "simple_python_1", "kind": "ok", "calls": [], "message": ""},
+        {"id": "simple_python_2", "kind": "wrong_value", "calls": [], "message": "something else"},
+    ]
+    table = classify_result(result_with(items))["simple_python"]
+    assert table["wrong_value"] == 3
+    assert table["classes"] == {"another argument's value": 1, "partial surface form": 1, "unclassified": 1}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result_with(items)))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "simple_python: 3 wrong values" in out and "simple_python_35" in out
+
+
+def test_parallel_calls_compare_the_call_that_gave_the_value():
+    items = [{"id": "simple_python_27", "kind": "wrong_value", "message":
+              "expected call 2: final_velocity: initial_velocity=7 is not among [10]",
+              "calls": [{"name": "final_velocity", "arguments": {"initial_velocity": 10, "time": 7}},
+                        {"name": "final_velocity", "arguments": {"initial_velocity": 7, "time": 5}}]}]
+    classes = classify_result(result_with(items))["simple_python"]["classes"]
+    assert classes == {"invented": 1}  # 7 is not the second call's other value, nor in the prompt
+
+
+def test_a_file_that_is_not_a_result_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    assert main([str(bad)]) == 2 and "not an eval.toolcall result" in capsys.readouterr().err
+    assert main([str(tmp_path / "missing.json")]) == 2
