@@ -112,9 +112,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
-# data that is meant updates them in the same commit and says so there (last: parallel requests in three styles).
-SAMPLE_SHA256 = "feaa3d7c5932eb1cc5d57ed1e81fabf94140b5a5d7dde1dc89745f6b68e60c32"  # generate(300, seed=0)
-CATALOGUE_SHA256 = "8d916e28f87b98a502fc7752654763352f80ef67328f6006139562d8a0b14b6d"
+# data that is meant updates them in the same commit and says so there (last: values in the form a parameter's
+# description asks for, 'Paris, France' and 0.05 for 5%).
+SAMPLE_SHA256 = "2d6a309b1f92ffe406f1deffc0a634fbe1214eb65848ce33638f6c172ec5089f"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "887360d831be14562e72c7e2d706b70ae2b5f8bcebf00e24070e42ee260feb3f"
 
 
 def test_fixed_seed_output_and_tool_specs_are_pinned():
@@ -122,6 +123,30 @@ def test_fixed_seed_output_and_tool_specs_are_pinned():
     assert hashlib.sha256(records.encode()).hexdigest() == SAMPLE_SHA256
     specs = json.dumps([t.spec() for t in catalogue()], ensure_ascii=False, sort_keys=True)
     assert hashlib.sha256(specs.encode()).hexdigest() == CATALOGUE_SHA256
+
+
+def test_values_take_the_form_their_description_asks_for():
+    """BFCL-style conventions stated in a parameter's description: the user says 'Istanbul' or '12.5%', the call
+    carries 'Istanbul, Turkey' or 0.125 (the failure classes eval.values found most often after binding)."""
+    seen = {"city_and_country": 0, "interest_rate": 0}
+    for r in generate(3000, seed=4):
+        user = " ".join(m["content"] for m in r["messages"] if m["role"] == "user")
+        for m in r["messages"]:
+            for call in m.get("tool_calls") or []:
+                args = call["function"]["arguments"]
+                if "city_and_country" in args and "," in args["city_and_country"]:
+                    city, country = (x.strip() for x in args["city_and_country"].split(",", 1))
+                    assert city.lower() in user.lower() and country and not country.startswith("the "), (user, args)
+                    seen["city_and_country"] += 1
+                if "interest_rate" in args:
+                    rate = args["interest_rate"]
+                    assert 0 < rate < 1 and f"{rate * 100:g}" in user, (user, args)
+                    seen["interest_rate"] += 1
+    assert min(seen.values()) >= 5, seen
+    spec = next(t.spec() for t in catalogue() if t.name == "calculate_loan_payment")
+    rate = spec["function"]["parameters"]["properties"]["interest_rate"] if "function" in spec else \
+        spec["parameters"]["properties"]["interest_rate"]
+    assert "as a decimal" in rate["description"] and rate["maximum"] == 1
 
 
 def test_parameter_table_refuses_a_name_given_twice():

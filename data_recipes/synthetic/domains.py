@@ -47,12 +47,12 @@ def _plural(noun: str) -> str:
 T("weather", "current_weather", res="temperature_c:temp condition:condition humidity:percent wind_kmh:speed",
   get="city ?units")
 T("weather", "weather_forecast", res="high_c:temp low_c:temp condition:condition rain_chance:percent",
-  get="city ?days ?units ?include_hourly")
-T("weather", "air_quality", res="aqi:aqi main_pollutant:pollutant level:aqi_level", get="city ?date")
+  get="city_and_country ?days ?units ?include_hourly")
+T("weather", "air_quality", res="aqi:aqi main_pollutant:pollutant level:aqi_level", get="city_and_country ?date")
 T("weather", "uv_index", res="uv_index:uv risk:aqi_level", get="city ?date")
 T("weather", "weather_alert", res="headline:alert severity:severity", list="city ?severity")
 T("weather", "sunrise_sunset", res="sunrise:time sunset:time", get="city ?date")
-T("weather", "historical_weather", res="high_c:temp low_c:temp condition:condition", get="city date ?units")
+T("weather", "historical_weather", res="high_c:temp low_c:temp condition:condition", get="city_and_country date ?units")
 T("weather", "pollen_count", res="level:aqi_level main_allergen:pollen", get="city ?date")
 # stocks and markets
 T("finance", "stock_price", res="price:price change_percent:change currency:currency", get="symbol")
@@ -134,7 +134,7 @@ T("math", "prime_check", res="is_prime:bool", do=(("check_prime", "check if this
 T("math", "quadratic", res="roots:roots", calc=("solve", "coef_a coef_b coef_c"))
 T("math", "percentage", res="result:number", calc="part whole")
 T("math", "compound_interest", res="final_amount:price", calc="principal annual_rate years ?compounds_per_year")
-T("math", "loan_payment", res="monthly_payment:price", calc="principal annual_rate years")
+T("math", "loan_payment", res="monthly_payment:price", calc="principal interest_rate years")
 T("math", "triangle_area", res="area:number", calc="base height")
 T("math", "circle_area", res="area:number", calc="radius")
 T("math", "hypotenuse", res="length:number", calc="side_a side_b")

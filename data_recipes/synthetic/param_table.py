@@ -44,6 +44,7 @@ UNITS = {"length": [("m", "metres"), ("km", "kilometres"), ("mi", "miles"), ("ft
 PARAMS = table([
     # places, dates, times; codes for trips and bookings
     string("city", "City name, e.g. 'Paris'", V.city, ["in {}", "for {}"]),
+    string("city_and_country", "City and country, e.g. 'Paris, France'", V.city_country, ["in {}", "for {}"]),
     string("origin_city", "City the trip starts from", V.city, ["from {}", "leaving {}"]),
     string("destination_city", "City the trip goes to", V.city, ["to {}", "going to {}"]),
     string("origin", "Departure airport as a 3-letter IATA code", V.airport, ["from {}", "departing {}"],
@@ -104,6 +105,8 @@ PARAMS = table([
     money("principal", "Loan or investment principal", 1000, 500000, ["of {}", "on {}"], exclusiveMinimum=0),
     number("annual_rate", "Annual interest rate in percent", 1, 12, ["at {}%", "at {} percent"],
            minimum=0, maximum=100),
+    Param("interest_rate", {"type": "number", "description": "Annual interest rate as a decimal, e.g. 0.05 for 5%",
+                            "minimum": 0, "maximum": 1}, V.rate_fraction, ("at {}", "with a rate of {}")),
     integer("years", "Number of years", 1, 40, ["over {} years", "for {} years"]),
     integer("quantity", "Number of units", 1, 500, ["{} units of", "quantity {}"], words_max=100),
     enum("side", "Buy or sell", ["buy", "sell"], ["to {}"]),

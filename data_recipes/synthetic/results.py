@@ -176,7 +176,8 @@ def _quadratic(a):
 
 
 def _loan(a):
-    r, n = a["annual_rate"] / 1200, a["years"] * 12
+    yearly = a["interest_rate"] if "interest_rate" in a else a["annual_rate"] / 100  # a fraction, or a percent
+    r, n = yearly / 12, a["years"] * 12
     return a["principal"] / n if r == 0 else a["principal"] * r / (1 - (1 + r) ** -n)
 
 

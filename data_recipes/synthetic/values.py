@@ -142,6 +142,21 @@ def city(rng):
     return Value(name, name, (name.lower(),))
 
 
+def city_country(rng):
+    """For a parameter described as "City and country, e.g. 'Paris, France'": the user names the city, the call
+    carries both, as the description asks."""
+    name, _, country = pick(rng, CITIES)
+    country = {"the US": "USA", "the UK": "UK"}.get(country, country.removeprefix("the "))
+    return Value(f"{name}, {country}", name, (name.lower(),))
+
+
+def rate_fraction(rng):
+    """For a rate described "as a decimal, e.g. 0.05 for 5%": the user says a percent, the call carries the
+    fraction."""
+    percent = rng.randint(2, 30) / 2  # 1, 1.5 ... 15
+    return Value(round(percent / 100, 4), f"{percent:g}%", (f"{percent:g} percent",))
+
+
 def country_code(rng):
     code, name = pick(rng, COUNTRIES)
     return Value(code, code, (name, name.replace("the ", "")))
