@@ -47,8 +47,16 @@ def read_yaml_mapping(path: str | Path) -> dict:
         raise ConfigError(f"config file {path} does not exist")
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ConfigError(f"config file {path}: cannot read it as YAML ({e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {e.object[e.start]:#x} at offset {e.start}); "
+                          "give a YAML file") from None
+    except yaml.YAMLError as e:
+        where = getattr(e, "problem_mark", None)
+        at = f" at line {where.line + 1}, column {where.column + 1}" if where is not None else ""
+        raise ConfigError(f"config file {path} is not valid YAML{at}: "
+                          f"{getattr(e, 'problem', None) or str(e).splitlines()[0]}") from None
+    except OSError as e:
+        raise ConfigError(f"config file {path}: cannot read it ({e.strerror or e})") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -79,8 +79,11 @@ def test_optional_none_and_numbers(tmp_path):
 def test_yaml_file_errors(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         read_yaml_mapping(tmp_path / "none.yaml")
-    with pytest.raises(ConfigError, match="cannot read it as YAML"):
+    with pytest.raises(ConfigError, match=r"is not valid YAML at line 2, column 1: expected the node content"):
         read_yaml_mapping(write(tmp_path, "a: [1,\n"))
+    (tmp_path / "bin.yaml").write_bytes(b"\x80\x81")
+    with pytest.raises(ConfigError, match=r"bin.yaml is not UTF-8 text \(byte 0x80 at offset 0\)"):
+        read_yaml_mapping(tmp_path / "bin.yaml")
     with pytest.raises(ConfigError, match="must be a YAML mapping"):
         read_yaml_mapping(write(tmp_path, "- a\n- b\n"))
     assert read_yaml_mapping(write(tmp_path, "")) == {}
