@@ -48,6 +48,12 @@ from data_recipes.report import print_summary, publish, write_outputs
 from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError
 
+# The code that shapes the rows, relative to the checkout: recorded with its digest in stats.json, where train.dft
+# compares it with its own checkout's (nanoagent/provenance.py).
+CHECKOUT = Path(__file__).resolve().parents[1]
+ROW_CODE = ("data_recipes", "nanoagent/record.py", "nanoagent/render.py", "nanoagent/toolcall.py",
+            "nanoagent/fastschema.py", "nanoagent/typenames.py")
+
 CHUNK = 256
 _NO_GRAMS = np.zeros(0, dtype=np.uint64)
 POOL_MIN_ROWS = 2000  # below this, worker start-up costs more than it saves
@@ -264,7 +270,7 @@ def build(recipe: str | Path | None = None, *, quiet: bool = False, **overrides)
         tokenizer, tok_name = tok_obj, f"<object {type(tok_obj).__name__}>"
         cfg.tokenizer = tok_name
     stats: dict = {"recipe": cfg.name, "seed": cfg.seed, "tokenizer": tok_name, "sources": {}, "timings_s": {},
-                   "code_digest": code_digest(Path(__file__).parent)}  # train.dft warns when its checkout differs
+                   "code": {"paths": list(ROW_CODE), "digest": code_digest(CHECKOUT, ROW_CODE)}}  # train.dft checks
     index = _eval_index(cfg, stats)
     loaded = _load_all(cfg, stats, say)
     t_load = time.perf_counter()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import sys
 from html import escape
 from pathlib import Path
@@ -122,6 +123,16 @@ def read_jsonl(path: Path) -> tuple[list[tuple[int, object]], list[int]]:
     return rows, broken
 
 
+def tick_label(value: float, ticks) -> str:
+    """`value` with as many digits as its axis's tick step needs, so neighbouring ticks never read the same."""
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    span = max(abs(t) for t in ticks) or 1.0
+    if step >= 1e-4 and span < 1e6:
+        decimals = next((d for d in range(8) if abs(round(step, d) - step) <= step * 1e-6), 8)
+        return f"{value:.{decimals}f}"
+    return f"{value:.{max(1, math.ceil(math.log10(span / step)) + 1)}g}"
+
+
 def line_chart(series: dict[str, list], title: str, width: int = 540, height: int = 250) -> str:
     """An SVG line chart of {name: [(x, y), ...]}; points whose y is not a finite number are dropped."""
     series = {k: [(float(x), float(y)) for x, y in v if isinstance(y, (int, float)) and y == y
@@ -154,9 +165,11 @@ def line_chart(series: dict[str, list], title: str, width: int = 540, height: in
            f'{esc(title)}</text><rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#999"/>']
     for yv in yticks:
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(yv):.1f}" y2="{py(yv):.1f}" stroke="#eee"/>'
-                   f'<text x="{left - 4}" y="{py(yv) + 4:.1f}" font-size="10" text-anchor="end">{yv:.4g}</text>')
+                   f'<text x="{left - 4}" y="{py(yv) + 4:.1f}" font-size="10" text-anchor="end">'
+                   f'{tick_label(yv, yticks)}</text>')
     for xv in xticks:
-        out.append(f'<text x="{px(xv):.1f}" y="{top + h + 14}" font-size="10" text-anchor="middle">{xv:.4g}</text>')
+        out.append(f'<text x="{px(xv):.1f}" y="{top + h + 14}" font-size="10" text-anchor="middle">'
+                   f'{tick_label(xv, xticks)}</text>')
     out.append(f'<text x="{left + w / 2}" y="{top + h + 28}" font-size="10" text-anchor="middle">step</text>')
     for i, (name, pts) in enumerate(series.items()):
         color = COLORS[i % len(COLORS)]

@@ -6,12 +6,12 @@
 A reply is `wrong_value` when it calls the right tool with the right argument names but a value BFCL does not
 accept (nanoagent/checker.py names the first such argument). Each one is put in the first class that fits:
 
+    percent for fraction      a number 100 times an accepted one (5 for 0.05)
     another argument's value  the value is the one the same call gave another argument (room_type='Chicago'
                               beside location='Chicago'): the model bound a prompt span to the wrong slot
-    percent for fraction      a number 100 times an accepted one (5 for 0.05)
     partial surface form      the value and an accepted string contain one another ('New York' for
                               'New York, NY', 'US' for 'USA'): the right thing in another form
-    another span of the prompt the value is in the user's words but is not an accepted one
+    another span of the prompt the value stands in the user's words (as a whole token) but is not accepted
     invented                  the value is not in the user's words (an accepted one may or may not be)
 
 The classes are heuristics on strings, meant to tell the data work which failure dominates and to show whether a
@@ -34,7 +34,7 @@ from pathlib import Path
 from nanoagent.suites import SuiteError, load_suite
 
 MESSAGE = re.compile(r"^(?:expected call \d+: )?(?P<fn>[^:]+): (?P<key>[^=\s]+)=(?P<value>.*) is not among (?P<allowed>.*)$", re.S)
-CLASSES = ("another argument's value", "percent for fraction", "partial surface form", "another span of the prompt",
+CLASSES = ("percent for fraction", "another argument's value", "partial surface form", "another span of the prompt",
            "invented", "unclassified")
 
 
@@ -49,19 +49,29 @@ def _text(value) -> str:
     return str(value).strip().lower()
 
 
+def _in_words(text: str, words: str) -> bool:
+    """`text` stands in `words` as a whole token ('5' is not in '$15000'; 'Boston' is in 'Boston, MA')."""
+    return bool(re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", words))
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def classify(value, allowed: list, other_args: dict, prompt: str) -> str:
-    """The class of one wrong value (see the module docstring); `prompt` is the user's words."""
+    """The class of one wrong value (see the module docstring); `prompt` is the user's words. Booleans and null
+    never count as another argument's value (too many arguments share them by chance)."""
     v = _text(value)
-    if v and any(_text(x) == v for x in other_args.values()):
-        return "another argument's value"
-    numbers = [a for a in allowed if isinstance(a, (int, float)) and not isinstance(a, bool)]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and any(
-            abs(a * 100 - value) < 1e-9 * max(1.0, abs(value)) for a in numbers):
+    if _is_number(value) and any(_is_number(a) and abs(a * 100 - value) < 1e-9 * max(1.0, abs(value))
+                                 for a in allowed):
         return "percent for fraction"
+    if v and value is not None and not isinstance(value, bool) and any(
+            _text(x) == v for x in other_args.values() if x is not None and not isinstance(x, bool)):
+        return "another argument's value"
     strings = [_text(a) for a in allowed if isinstance(a, str) and a.strip()]
-    if v and isinstance(value, str) and any(v in s or s in v for s in strings):
+    if isinstance(value, str) and len(v) >= 2 and any(len(s) >= 2 and (v in s or s in v) for s in strings):
         return "partial surface form"
-    if v and v in prompt.lower():
+    if v and _in_words(v, prompt.lower()):
         return "another span of the prompt"
     return "invented"
 

@@ -12,8 +12,9 @@
 Every field becomes a flag (`max_tokens` -> `--max-tokens`; booleans as `--x/--no-x`; lists as several values or
 comma-separated) whose argparse default is SUPPRESS, so a flag left off never overrides the YAML ("not given" is
 not "false"). Values from YAML and flags are coerced to the field's type (str, int, float, bool including the
-strings "true"/"false", Optional[...], a union tried in order, list[str], dict, a nested dataclass from a mapping
-and list[dataclass] from a list of mappings); a bad value or an unknown key (with the closest valid one) is a
+strings "true"/"false"; a float must be finite, a string not a boolean), Optional[...], a union tried in order,
+list[str] (comma-separated values split), an untyped list (YAML items kept as written), dict, a nested dataclass
+from a mapping and list[dataclass] from a list of mappings); a bad value or an unknown key (with the closest valid one) is a
 ConfigError that names it by its path (`sources[0].weight`). Stages keep their own checks (choices, ranges) and run
 them on the result.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from pathlib import Path
@@ -103,7 +105,11 @@ def coerce(key: str, value, tp):
         return [coerce(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
     name = getattr(base, "__name__", str(base))
     try:
-        if typing.get_origin(base) is list or base is list:
+        if base is list:  # an untyped list (YAML only): its items as written
+            if not isinstance(value, (list, tuple)):
+                raise TypeError
+            return list(value)
+        if typing.get_origin(base) is list:  # list[str]: a flag's values may also be comma-separated
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)):
                 raise TypeError
@@ -120,11 +126,14 @@ def coerce(key: str, value, tp):
             if isinstance(value, str) and value.lower() in _TRUE + _FALSE:
                 return value.lower() in _TRUE
             raise TypeError
-        if base in (int, float) and isinstance(value, bool):
+        if base in (int, float, str) and isinstance(value, bool):  # `out: true` is a mistake, not the name "True"
             raise TypeError
         if base is int and isinstance(value, float) and not value.is_integer():
             raise TypeError
-        return base(value)
+        out = base(value)
+        if base is float and not math.isfinite(out):
+            raise ValueError
+        return out
     except (TypeError, ValueError):
         raise ConfigError(f"config key {key!r}: {value!r} is not a valid {name}") from None
 

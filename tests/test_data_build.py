@@ -40,7 +40,9 @@ def test_fixture_build_writes_canonical_records_and_stats(tmp_path, tiny_tok):
     assert stats["outputs"]["train"] == len(train)
     assert sum(s["train"] for s in stats["sources"].values()) == len(train)
     from nanoagent.provenance import code_digest
-    assert stats["code_digest"] == code_digest(Path(__file__).parents[1] / "data_recipes")  # what train.dft checks
+    root = Path(__file__).parents[1]
+    assert "data_recipes" in stats["code"]["paths"]
+    assert stats["code"]["digest"] == code_digest(root, stats["code"]["paths"])  # what train.dft checks
     resolved = yaml.safe_load((out / "recipe.resolved.yaml").read_text())
     assert resolved["out"] == str(out) and resolved["filters"]["max_tokens"] == 2048
     # no think traces, no trailing user turns survive

@@ -19,6 +19,11 @@ from eval.values import classify, classify_result, main
     ("Town", ["Tokyo"], {"country": "Japan"}, "weather in Tokyo, Japan", "invented"),
     (10, [1000], {}, "10 apples", "another span of the prompt"),  # 10 x 100 is not 1000: not a percent
     (True, [1.0], {}, "yes", "invented"),                         # booleans are not numbers here
+    (True, [False], {"b": True}, "", "invented"),                 # nor another argument's value by chance
+    (None, ["x"], {"c": None}, "", "invented"),
+    (7, [0.07], {"years": 7}, "7% for 7 years", "percent for fraction"),   # checked first
+    ("E", ["EUR"], {}, "pay in E", "another span of the prompt"),  # one letter is no surface form
+    (5, [50], {}, "a loan of $15000", "invented"),                 # '5' is not a token of '$15000'
 ])
 def test_each_class_on_a_hand_made_case(value, allowed, others, prompt, expected):
     assert classify(value, allowed, others, prompt) == expected

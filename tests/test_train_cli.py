@@ -138,26 +138,33 @@ def test_default_data_is_built_when_missing(tmp_path, monkeypatch):
 
 
 def test_a_build_from_other_recipe_code_is_named(tmp_path, capsys):
-    """stats.json records the data-recipe code's digest; train.dft warns when its checkout's differs."""
+    """stats.json records the paths and digest of the code that shaped the rows; train.dft warns when its
+    checkout's differ."""
     import json
 
     from nanoagent.provenance import code_digest
-    code = tmp_path / "data_recipes"
-    code.mkdir()
-    (code / "gen.py").write_text("ROWS = 1\n")
+    (tmp_path / "data_recipes").mkdir()
+    (tmp_path / "data_recipes" / "gen.py").write_text("ROWS = 1\n")
+    (tmp_path / "render.py").write_text("X = 1\n")
+    paths = ["data_recipes", "render.py"]
     build = tmp_path / "data"
     build.mkdir()
-    (build / "stats.json").write_text(json.dumps({"code_digest": code_digest(code)}))
-    assert dft.stale_build_warning(build, code) is None
-    (code / "gen.py").write_text("ROWS = 2\n")  # a generator changed after the build
-    msg = dft.stale_build_warning(build, code)
+    (build / "stats.json").write_text(json.dumps({"code": {"paths": paths, "digest": code_digest(tmp_path, paths)}}))
+    assert dft.stale_build_warning(build, tmp_path) is None
+    (tmp_path / "render.py").write_text("X = 2\n")  # a library file that shapes rows changed after the build
+    msg = dft.stale_build_warning(build, tmp_path)
     assert msg and str(build) in msg and "python -m data_recipes.build --out" in msg and msg in capsys.readouterr().out
-    (build / "stats.json").write_text("{}")  # a build older than the digest
-    assert "before builds recorded it" in dft.stale_build_warning(build, code)
-    before = code_digest(code)
-    (code / "__pycache__").mkdir()
-    (code / "__pycache__" / "gen.cpython-311.pyc").write_bytes(b"x")  # caches are not code
-    assert code_digest(code) == before and dft.stale_build_warning(tmp_path / "nothing", code) is None
+    assert dft.stale_build_warning(build, tmp_path, rank=1) == msg and capsys.readouterr().out == ""  # rank 0 says it
+    (tmp_path / "render.py").write_text("X = 1\n")
+    before = code_digest(tmp_path, paths)
+    (tmp_path / "data_recipes" / "__pycache__").mkdir()
+    (tmp_path / "data_recipes" / "__pycache__" / "gen.cpython-311.pyc").write_bytes(b"x")  # caches are not code
+    assert code_digest(tmp_path, paths) == before and dft.stale_build_warning(build, tmp_path) is None
+    for stats in ({}, {"code": {"digest": 5, "paths": paths}}, {"code": "x"}):  # older builds, odd files
+        (build / "stats.json").write_text(json.dumps(stats))
+        assert "before builds recorded their code" in dft.stale_build_warning(build, tmp_path)
+    assert dft.stale_build_warning(tmp_path / "nothing", tmp_path) is None
+    assert code_digest(tmp_path, ["missing"]) is None
 
 
 def saved_steps(run):

@@ -64,6 +64,7 @@ def test_no_memory_fit_keeps_the_settings_and_warns(model, costs, rows_that_fit)
     total = (need(rows_that_fit) if rows_that_fit else need(1) * 0.9) / 0.75  # even one row over: still a warning
     line = fit_memory(model, c, sft_loss, total_gb=total)
     assert (c.batch_size, c.grad_accum) == (4, 3) and "--no-memory-fit" in line and "--batch-size" in line
+    assert ("add --grad-checkpoint" in line) == (rows_that_fit == 0)
 
 
 @pytest.fixture

@@ -44,6 +44,10 @@ def test_commands_and_order(spec_file):
     ({"colour": 1}, r"sweep file .*: unknown config key\(s\) 'colour'"),
     ({"set": [1]}, r"'set': \[1\] is not a valid dict"),
     ({"variants": {"a": 3}}, r"variants\.a: give a mapping"),
+    ({"variants": ["a", "b"]}, r"sweep file .*s\.yaml: config key 'variants'"),     # the file is named
+    ({"base": True}, r"sweep file .*: config key 'base': True is not a valid str"),
+    ({"eval": {"limit": "abc"}}, r"'eval\.limit': 'abc' is not a valid int"),
+    ({"variants": {"a": {"learning_rate": "abc"}}}, r"'variants\.a\.learning_rate': 'abc' is not a valid float"),
 ])
 def test_bad_sweep_files_are_named_errors(spec_file, edit, message):
     spec = yaml.safe_load(spec_file.read_text())
@@ -51,6 +55,13 @@ def test_bad_sweep_files_are_named_errors(spec_file, edit, message):
     spec_file.write_text(yaml.safe_dump(spec))
     with pytest.raises(sweep.SweepError, match=message):
         sweep.load_sweep(spec_file)
+
+
+def test_empty_sections_are_allowed(spec_file):
+    spec = yaml.safe_load(spec_file.read_text())
+    spec_file.write_text(yaml.safe_dump({**spec, "set": None, "eval": None}))
+    loaded = sweep.load_sweep(spec_file)
+    assert loaded["set"] == {} and loaded["eval"] == {}
 
 
 def test_cycle_and_unknown_only_are_errors(spec_file):

@@ -58,7 +58,7 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
         if not train.is_file():
             raise DataError(f"--data {cfg.data}: {train} is missing")
         unfinished(train.parent)
-        stale_build_warning(train.parent)
+        stale_build_warning(train.parent, rank=rank)
         return train, valid if valid.is_file() and valid != train else None
     folder = Path("data") / Path(cfg.recipe).stem if cfg.recipe else DEFAULT_DATA
     train, valid = folder / "train.jsonl", folder / "valid.jsonl"
@@ -75,28 +75,38 @@ def resolve_data(cfg: DFTConfig, rank: int = 0, barrier=lambda: None) -> tuple[P
             raise DataError(f"rank {rank}: {train} is missing after the build (with several processes, build it "
                             "first and pass --data)")
     unfinished(train.parent)
-    stale_build_warning(train.parent)
+    stale_build_warning(train.parent, rank=rank)
     return train, valid if valid.is_file() else None
 
 
-RECIPE_CODE = Path(__file__).resolve().parents[1] / "data_recipes"  # the data stage of this checkout (read, not imported)
+CHECKOUT = Path(__file__).resolve().parents[1]  # the data build's code is read here, never imported
 
 
-def stale_build_warning(folder: Path, code: Path = RECIPE_CODE) -> str | None:
-    """Print (and return) a warning when the data build in `folder` was made by other data-recipe code than this
-    checkout's: its rows may predate a generator or filter change. Nothing for a folder that is not a build."""
+def stale_build_warning(folder: Path, checkout: Path = CHECKOUT, rank: int = 0) -> str | None:
+    """Print (rank 0) and return a warning when the data build in `folder` was made by other code than this
+    checkout's (the paths and digest its stats.json recorded): its rows may predate a generator or filter change.
+    Nothing for a folder that is not a build, or a checkout without those paths."""
     try:
-        built = json.loads((folder / "stats.json").read_text(encoding="utf-8")).get("code_digest", "unrecorded")
-    except (OSError, ValueError, AttributeError):
+        stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))
+        code = stats.get("code") if isinstance(stats, dict) else None
+    except (OSError, ValueError):
         return None
-    now = code_digest(code)
-    if now is None or built == now:
+    if not isinstance(stats, dict):
         return None
-    how = "before builds recorded it" if built == "unrecorded" else f"code {built[:12]}, this checkout {now[:12]}"
+    built = code.get("digest") if isinstance(code, dict) else None
+    paths = code.get("paths") if isinstance(code, dict) else None
+    if isinstance(built, str) and isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+        now = code_digest(checkout, paths)
+        if now is None or now == built:
+            return None
+        how = f"code {built[:12]}, this checkout {now[:12]}"
+    else:
+        how = "before builds recorded their code"
     msg = (f"warning: {folder} was built by other data-recipe code ({how}); its rows may predate changes to the "
            f"recipe or generators. Rebuild: python -m data_recipes.build --out {folder} (add --offline without the "
            "Hub)")
-    print(msg, flush=True)
+    if rank == 0:
+        print(msg, flush=True)
     return msg
 
 

@@ -132,7 +132,8 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
         return f"{head}: batch {cfg.batch_size} x {cfg.max_length} fits (~{want:.1f} GB)"
     if not cfg.memory_fit:
         return (f"{head}: batch {cfg.batch_size} x {cfg.max_length} needs ~{want:.1f} GB, over the budget; kept as "
-                "given (--no-memory-fit). Lower --batch-size and raise --grad-accum to fit")
+                "given (--no-memory-fit). Lower --batch-size and raise --grad-accum to fit"
+                + ("" if cfg.grad_checkpoint or need(1) <= budget else "; even one row is over: add --grad-checkpoint"))
     switched = ""
     if need(1) > budget and not cfg.grad_checkpoint:
         without = need(1)

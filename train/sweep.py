@@ -41,7 +41,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 
 from nanoagent.atomic import write_json, write_text
-from nanoagent.config import check_keys, from_dict, read_yaml_mapping
+from nanoagent.config import from_dict, read_yaml_mapping
 from train.config import ConfigError, DFTConfig
 
 RESULTS = Path("train/results")
@@ -54,12 +54,12 @@ class SweepError(ConfigError):
 
 @dataclass
 class SweepFile:
-    """The keys a sweep file may have (checked with the shared config's closest-key errors; used as a dict)."""
+    """The keys a sweep file may have, with their types (nanoagent.config checks both, closest key included)."""
     name: str = ""
     base: str | None = None
-    set: dict = field(default_factory=dict)
-    eval: dict = field(default_factory=dict)
-    variants: dict = field(default_factory=dict)
+    set: dict | None = None
+    eval: dict | None = None
+    variants: dict | None = None
 
 
 @dataclass
@@ -71,30 +71,32 @@ class SweepEval:
 
 
 def load_sweep(path: str | Path) -> dict:
+    """The sweep file as a dict (name, base, set, eval, variants), every key and value checked before any run."""
     path = Path(path)
     try:
-        spec = read_yaml_mapping(path)
-        from_dict(SweepFile, spec, source=f"sweep file {path}")  # the keys and their types
-        for v, values in (spec.get("variants") or {}).items():
-            if not isinstance(values, (dict, type(None))):
+        typed = from_dict(SweepFile, read_yaml_mapping(path), source=f"sweep file {path}")
+        spec = {"name": typed.name, "base": typed.base, "set": typed.set or {}, "eval": typed.eval or {},
+                "variants": {v: values or {} for v, values in (typed.variants or {}).items()}}
+        for v, values in spec["variants"].items():
+            if not isinstance(values, dict):
                 raise SweepError(f"{path}: variants.{v}: give a mapping of train.dft settings, e.g. "
                                  "{learning_rate: 1.0e-4}")
-        if not spec.get("name") or not spec.get("variants"):
+        if not spec["name"] or not spec["variants"]:
             raise SweepError(f"{path}: give a name and at least one variant")
-        if spec.get("base") and not Path(spec["base"]).is_file():
+        if spec["base"] and not Path(spec["base"]).is_file():
             raise SweepError(f"{path}: base config {spec['base']} does not exist")
-        for key, values in [("set", spec.get("set") or {})] + [(f"variants.{v}", values)
-                                                                for v, values in spec["variants"].items()]:
-            check_keys({k: v for k, v in (values or {}).items() if k not in ("from", "extra")}, DFTConfig,
-                       f"{path}: {key} (train.dft settings; a variant may add from: VARIANT)")
-            src = (values or {}).get("from")
+        for key, values in [("set", spec["set"])] + [(f"variants.{v}", x) for v, x in spec["variants"].items()]:
+            from_dict(DFTConfig, {k: x for k, x in values.items() if k not in ("from", "extra")},
+                      source=f"{path}: {key} (train.dft settings; a variant may add from: VARIANT)", prefix=key)
+            src = values.get("from")
             if src is not None and src not in spec["variants"]:
                 raise SweepError(f"{path}: {key}: from {src!r} is not a variant of this sweep")
-        check_keys(spec.get("eval") or {}, SweepEval, f"{path}: eval")
+        from_dict(SweepEval, spec["eval"], source=f"{path}: eval", prefix="eval")
     except SweepError:
         raise
     except ConfigError as e:
-        raise SweepError(str(e).replace("config file", "sweep file", 1)) from None
+        text = str(e).replace("config file", "sweep file", 1)
+        raise SweepError(text if str(path) in text else f"sweep file {path}: {text}") from None
     return spec
 
 
