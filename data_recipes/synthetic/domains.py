@@ -47,12 +47,12 @@ def _plural(noun: str) -> str:
 T("weather", "current_weather", res="temperature_c:temp condition:condition humidity:percent wind_kmh:speed",
   get="city ?units")
 T("weather", "weather_forecast", res="high_c:temp low_c:temp condition:condition rain_chance:percent",
-  get="city_and_country ?days ?units ?include_hourly")
-T("weather", "air_quality", res="aqi:aqi main_pollutant:pollutant level:aqi_level", get="city_and_country ?date")
+  get="location ?days ?units ?include_hourly")
+T("weather", "air_quality", res="aqi:aqi main_pollutant:pollutant level:aqi_level", get="location ?date")
 T("weather", "uv_index", res="uv_index:uv risk:aqi_level", get="city ?date")
 T("weather", "weather_alert", res="headline:alert severity:severity", list="city ?severity")
 T("weather", "sunrise_sunset", res="sunrise:time sunset:time", get="city ?date")
-T("weather", "historical_weather", res="high_c:temp low_c:temp condition:condition", get="city_and_country date ?units")
+T("weather", "historical_weather", res="high_c:temp low_c:temp condition:condition", get="location date ?units")
 T("weather", "pollen_count", res="level:aqi_level main_allergen:pollen", get="city ?date")
 # stocks and markets
 T("finance", "stock_price", res="price:price change_percent:change currency:currency", get="symbol")
@@ -190,9 +190,9 @@ T("files", "file_version", res="version:count modified:date", list="path ?limit"
 T("maps", "directions", res="distance_km:distance duration_min:count summary:route",
   get="origin_place destination_place ?mode ?avoid_tolls")
 T("maps", "coordinates", res="latitude:lat longitude:lon", get="address")
-T("maps", "address_lookup", res="address:street", get="location")
+T("maps", "address_lookup", res="address:street", get="coordinates")
 T("maps", "nearby_place", res="name:place_name distance_km:distance rating:rating",
-  search="location place_type ?radius_km ?open_now ?limit")
+  search="coordinates place_type ?radius_km ?open_now ?limit")
 T("maps", "distance", res="distance:distance", get="origin_place destination_place ?distance_units")
 T("maps", "timezone", res="timezone:tz utc_offset:offset", get="city")
 T("maps", "travel_time", res="minutes:count", get="origin_place destination_place mode")
@@ -330,7 +330,8 @@ T("pets", "pet_food_portion", res="grams_per_day:count", calc="species weight_kg
 T("pets", "dog_walker", res="name:person price:price rating:rating", search="city date ?max_price")
 # cars
 T("automotive", "fuel_price", res="price_per_litre:price station:store", list="city ?fuel_type ?limit")
-T("automotive", "ev_charger", res="name:store distance_km:distance power_kw:count", search="location ?radius_km ?open_now")
+T("automotive", "ev_charger", res="name:store distance_km:distance power_kw:count",
+  search="coordinates ?radius_km ?open_now")
 T("automotive", "car_service", res="booking_id:id", create=("book", "license_plate date ?service_type"))
 T("automotive", "vehicle_info", res="make:car year:year", get="vin")
 T("automotive", "fuel_cost", res="cost:price", calc="distance_km fuel_efficiency fuel_price_per_litre")

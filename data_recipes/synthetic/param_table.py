@@ -44,7 +44,8 @@ UNITS = {"length": [("m", "metres"), ("km", "kilometres"), ("mi", "miles"), ("ft
 PARAMS = table([
     # places, dates, times; codes for trips and bookings
     string("city", "City name, e.g. 'Paris'", V.city, ["in {}", "for {}"]),
-    string("city_and_country", "City and country, e.g. 'Paris, France'", V.city_country, ["in {}", "for {}"]),
+    string("location", "City and state for US cities, else city and country, e.g. 'Boston, MA' or 'Paris, France'",
+           V.city_country, ["in {}", "for {}"]),
     string("origin_city", "City the trip starts from", V.city, ["from {}", "leaving {}"]),
     string("destination_city", "City the trip goes to", V.city, ["to {}", "going to {}"]),
     string("origin", "Departure airport as a 3-letter IATA code", V.airport, ["from {}", "departing {}"],
@@ -75,9 +76,9 @@ PARAMS = table([
     obj("address", "Street address", {"street": {"type": "string"}, "city": {"type": "string"},
                                       "postal_code": {"type": "string"}}, ["street", "city"], V.address,
         ["at {}", "to {}"]),
-    obj("location", "Coordinates in decimal degrees", {"latitude": {"type": "number", "minimum": -90, "maximum": 90},
-                                                       "longitude": {"type": "number", "minimum": -180,
-                                                                     "maximum": 180}},
+    obj("coordinates", "Coordinates in decimal degrees",
+        {"latitude": {"type": "number", "minimum": -90, "maximum": 90},
+         "longitude": {"type": "number", "minimum": -180, "maximum": 180}},
         ["latitude", "longitude"], V.location, ["at {}", "around {}"]),
     string("location_name", "Where it takes place", V.text_from(["Room 4B", "the main office", "Cafe Nero", "Zoom"]),
            ["in {}", "at {}"]),

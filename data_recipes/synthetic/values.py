@@ -142,12 +142,16 @@ def city(rng):
     return Value(name, name, (name.lower(),))
 
 
+US_STATES = {"New York": "NY", "Chicago": "IL", "San Francisco": "CA", "Austin": "TX", "Seattle": "WA",
+             "Denver": "CO", "Boston": "MA"}
+
+
 def city_country(rng):
-    """For a parameter described as "City and country, e.g. 'Paris, France'": the user names the city, the call
-    carries both, as the description asks."""
+    """For a parameter described as "city and state (US) or city and country, e.g. 'Boston, MA' or 'Paris,
+    France'": the user names the city, the call carries the form the description asks for."""
     name, _, country = pick(rng, CITIES)
-    country = {"the US": "USA", "the UK": "UK"}.get(country, country.removeprefix("the "))
-    return Value(f"{name}, {country}", name, (name.lower(),))
+    region = US_STATES.get(name) or {"the UK": "UK"}.get(country, country.removeprefix("the "))
+    return Value(f"{name}, {region}", name, (name.lower(),))
 
 
 def rate_fraction(rng):
