@@ -1,9 +1,10 @@
 """Summary statistics for eval runs: shares with 95% bootstrap intervals, and the unbiased pass@k estimator.
 
     bootstrap_ci([1, 0, 1, 1], seed=0)   # -> (low, high) of the mean, percentile bootstrap
+    paired_bootstrap_ci([1, 0, 1], [1, 1, 1], seed=0)   # -> (low, high) of mean(b) - mean(a), items resampled together
     pass_at_k(n=5, c=2, k=1)             # 1 - C(n-c, k) / C(n, k)
 
-Left out: stratified or paired bootstraps (comparing two runs item by item).
+Left out: stratified bootstraps.
 """
 
 from __future__ import annotations
@@ -31,6 +32,16 @@ def bootstrap_ci(values, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.9
     lo = means[int((1 - level) / 2 * samples)]
     hi = means[min(samples - 1, int((1 + level) / 2 * samples))]
     return lo, hi
+
+
+def paired_bootstrap_ci(a, b, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.95,
+                        seed: int = 0) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of mean(b) - mean(a) where a[i] and b[i] are two runs' outcomes on the same
+    item i: items are resampled together, so what both runs get right or wrong does not widen the interval."""
+    if len(a) != len(b):
+        raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
+    diffs = [float(y) - float(x) for x, y in zip(a, b)]
+    return bootstrap_ci(diffs, samples=samples, level=level, seed=seed)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -1,0 +1,141 @@
+"""Two eval.toolcall results compared item by item: on the items both scored, how far apart they are and where.
+
+    python -m eval.compare eval/results/quality/toolcall_quality-cpu-one-q8_0-whole.json \\
+        eval/results/quality/toolcall_quality-cpu-one-mlx-seeded100.json --margin 2
+    python -m eval.compare A.json B.json --suites simple_python,parallel --json
+
+Two runs rarely hold the same items (a whole suite against a seeded sample, two samples of different sizes), and
+a difference of suite accuracies then mixes the models with the items. This compares only the items whose ids
+both files hold, per suite: each run's accuracy and schema-valid share there, the difference B - A with a paired
+bootstrap interval (items resampled together, nanoagent/stats.py), and how many items only A or only B got right.
+With `--margin M` each suite says whether the difference is within M points (issue 15 asks the Q8_0 export to
+stay within 2 points of MLX).
+
+BFCL ids name the same item in every run. The validation split's ids (`synthetic-0-15714`) name a row of one data
+build, so compare `valid` only between runs scored on the same build; an id whose expected outcome differs between
+the files is counted as `mismatched` and left out.
+Left out: a run's figures at a call threshold (`LABEL@threshold`): the derived view keeps no per-item outcomes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from nanoagent.stats import mean, paired_bootstrap_ci
+
+
+class CompareError(ValueError):
+    """A file that is not a tool-call result, or two results with nothing in common."""
+
+
+def read_result(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompareError(f"{path} does not exist: give an eval.toolcall result file (eval/results/...)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CompareError(f"{path} is not a readable JSON file ({e}); give an eval.toolcall result") from None
+    if not isinstance(data, dict) or data.get("kind") != "toolcall" or not isinstance(data.get("suites"), dict):
+        raise CompareError(f"{path} is not an eval.toolcall result (no kind 'toolcall' with a 'suites' mapping)")
+    return data
+
+
+def _by_id(suite: dict) -> dict[str, dict]:
+    return {o["id"]: o for o in suite.get("items", []) if isinstance(o, dict) and "id" in o}
+
+
+def compare_suite(a: dict, b: dict, margin: float | None = None, seed: int = 0) -> dict:
+    """Paired figures of one suite's two results (`{"items": [...]}` each) on the ids both hold, in A's order."""
+    ia, ib = _by_id(a), _by_id(b)
+    both = [i for i in ia if i in ib]
+    shared = [i for i in both if ia[i].get("expect") == ib[i].get("expect")]
+    out = {"n_a": len(ia), "n_b": len(ib), "n": len(shared), "mismatched": len(both) - len(shared)}
+    if not shared:
+        return out
+    ca = [bool(ia[i]["correct"]) for i in shared]
+    cb = [bool(ib[i]["correct"]) for i in shared]
+    acc_a, acc_b = mean(ca), mean(cb)
+    ci = paired_bootstrap_ci(ca, cb, seed=seed)
+    out.update(accuracy_a=acc_a, accuracy_b=acc_b, difference=acc_b - acc_a, difference_ci95=list(ci),
+               valid_a=mean(bool(ia[i]["valid"]) for i in shared), valid_b=mean(bool(ib[i]["valid"]) for i in shared),
+               only_a=[i for i, x, y in zip(shared, ca, cb) if x and not y],
+               only_b=[i for i, x, y in zip(shared, ca, cb) if y and not x])
+    if margin is not None:
+        out["within_margin"] = abs(acc_b - acc_a) * 100 <= margin
+    return out
+
+
+def compare(a: dict, b: dict, suites: list[str] | None = None, margin: float | None = None, seed: int = 0) -> dict:
+    """{suite: compare_suite(...)} for the suites asked for (default: those both results hold)."""
+    names = suites or [s for s in a["suites"] if s in b["suites"]]
+    missing = {s: [w for w, r in (("A", a), ("B", b)) if s not in r["suites"]] for s in names}
+    missing = {s: w for s, w in missing.items() if w}
+    if missing:
+        said = "; ".join(f"{s} not in {' or '.join(w)}" for s, w in missing.items())
+        raise CompareError(f"suite(s) missing: {said}; A has {sorted(a['suites'])}, B has {sorted(b['suites'])}")
+    if not names:
+        raise CompareError(f"the results share no suite: A has {sorted(a['suites'])}, B has {sorted(b['suites'])}")
+    return {s: compare_suite(a["suites"][s], b["suites"][s], margin, seed) for s in names}
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.1f}"
+
+
+def table(rows: dict, label_a: str, label_b: str, margin: float | None = None) -> str:
+    head = ["suite", "shared items", label_a, label_b, "B - A (95% CI)", "only A right", "only B right",
+            f"valid {label_a}", f"valid {label_b}"]
+    if margin is not None:
+        head.append(f"within {margin:g} points")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for suite, r in rows.items():
+        if not r["n"]:
+            cells = [suite, f"0 (A {r['n_a']}, B {r['n_b']})"] + ["-"] * (len(head) - 2)
+        else:
+            lo, hi = r["difference_ci95"]
+            cells = [suite, f"{r['n']} (A {r['n_a']}, B {r['n_b']})", _pct(r["accuracy_a"]), _pct(r["accuracy_b"]),
+                     f"{100 * r['difference']:+.1f} ({100 * lo:+.1f} to {100 * hi:+.1f})", str(len(r["only_a"])),
+                     str(len(r["only_b"])), f"{_pct(r['valid_a'])}%", f"{_pct(r['valid_b'])}%"]
+            if margin is not None:
+                cells.append("yes" if r["within_margin"] else "no")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n\n")[0])
+    ap.add_argument("a", help="result A (eval.toolcall JSON), e.g. the MLX run")
+    ap.add_argument("b", help="result B, e.g. the Q8_0 run of the same model")
+    ap.add_argument("--suites", help="comma-separated suites (default: every suite both hold)")
+    ap.add_argument("--margin", type=float, default=None, help="points: say per suite whether |B - A| is within it")
+    ap.add_argument("--json", action="store_true", help="print the comparison as JSON (with the differing ids)")
+    args = ap.parse_args(argv)
+    try:
+        a, b = read_result(args.a), read_result(args.b)
+        rows = compare(a, b, [s.strip() for s in args.suites.split(",") if s.strip()] if args.suites else None,
+                       args.margin)
+    except CompareError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"a": {"label": a.get("label"), "path": args.a}, "b": {"label": b.get("label"), "path": args.b},
+                          "margin": args.margin, "suites": rows}, indent=1))
+        return 0
+    print(f"A = {a.get('label')} ({args.a})\nB = {b.get('label')} ({args.b})\n")
+    print(table(rows, a.get("label") or "A", b.get("label") or "B", args.margin))
+    for s, r in rows.items():
+        if r["mismatched"]:
+            print(f"\n{s}: {r['mismatched']} shared id(s) expect different outcomes in the two files (another data "
+                  f"build?); left out")
+    empty = [s for s, r in rows.items() if not r["n"]]
+    if empty:
+        print(f"\nno shared items in: {', '.join(empty)} (the runs scored different items there)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
