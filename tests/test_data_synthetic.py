@@ -112,9 +112,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
-# data that is meant updates them in the same commit and says so there (last: values in the form a parameter's
-# description asks for, 'Paris, France' or 'Boston, MA' and 0.05 for 5%).
-SAMPLE_SHA256 = "af0c501a3d05bea874fec654171f32639efef1fc3e5e69c28aee4c7840c4a3ed"  # generate(300, seed=0)
+# data that is meant updates them in the same commit and says so there (last: a call turn opens with the call,
+# no 'Sure.' before it).
+SAMPLE_SHA256 = "cc2496237ae3fdb92da8f58d180a7fe64b2763ccf4a4f37f77bf7717c086b096"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "7f1030b5bae6561236d6cb86f6aac90ef09faa78d3b2da81eaa6386f712f90d0"
 
 
@@ -123,6 +123,16 @@ def test_fixed_seed_output_and_tool_specs_are_pinned():
     assert hashlib.sha256(records.encode()).hexdigest() == SAMPLE_SHA256
     specs = json.dumps([t.spec() for t in catalogue()], ensure_ascii=False, sort_keys=True)
     assert hashlib.sha256(specs.encode()).hexdigest() == CATALOGUE_SHA256
+
+
+def test_a_call_turn_opens_with_the_call(rows):
+    """No words before a call in the tool-calling kinds: the first reply token is then the call-or-answer decision
+    alone (kinds.py assistant_calls says what the preambles did to it). The coding agent's turns keep their one-line
+    plans ('First, the failing test.'), as the agent's transcripts do."""
+    turns = [m for r, info in rows if info["kind"] != "coding"
+             for m in r["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
+    assert len(turns) > 100
+    assert [m["content"] for m in turns if m["content"]] == []
 
 
 def test_values_take_the_form_their_description_asks_for():

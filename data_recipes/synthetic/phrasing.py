@@ -47,7 +47,6 @@ SYSTEM_PROMPTS = [
 ]
 COMPANIES = ["Acme Corp", "Northwind", "Globex", "Initech", "Contoso", "Umbrella Travel", "Stark Finance"]
 NAMES = ["Ava", "Orion", "Sage", "Nova", "Echo", "Pip"]
-PREAMBLES = ["", "", "", "", "Sure. ", "On it. ", "Let me check. ", "One moment. "]
 
 
 def cap(s: str) -> str:
