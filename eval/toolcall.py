@@ -15,7 +15,8 @@ so eval sees exactly what training saw. Per suite: the share of replies with a t
 schema-valid, accuracy with a 95% bootstrap interval, failure kinds, items per second; per item: the reply and its
 outcome. One versioned JSON file per run lands in eval/results/ (see eval/results.py), with the resolved settings
 and the machine; it is rewritten after every suite ("complete": false until the last one), so a cut-off run keeps
-what it finished; `python -m eval.report` compares runs.
+what it finished, and `--resume --name NAME` continues it: the suites already there are kept (same model and
+settings, checked) and only the rest run. `python -m eval.report` compares runs.
 
 From Python (e.g. the trainer's held-out check; the suite runner lives in the library, nanoagent/scoring.py):
     from nanoagent.scoring import evaluate_model
@@ -59,6 +60,8 @@ class ToolcallConfig(EvalConfig):
                                                          "replies come one at a time, as every committed GGUF "
                                                          "figure did; llama.cpp's batched kernels round "
                                                          "differently)"})
+    resume: bool = field(default=False, metadata={"help": "with --name: keep the suites already in that result file "
+                                                          "(same model and settings) and run only the rest"})
 
 
 def _set_throughput(run: dict) -> None:
@@ -113,6 +116,50 @@ def _threshold_view(items, result: dict, threshold: float, samples: int, seed: i
     return {"threshold": threshold, "metrics": metrics, "declined": [o["id"] for o in outcomes if o.get("declined")]}
 
 
+class ResumeError(ValueError):
+    """The result file --resume names can't be continued; the message says why and what to do."""
+
+
+_NOT_COMPARED = {"suites", "resume", "label", "out_dir"}  # may change between a run and its continuation
+
+
+def resumed_run(cfg, suites: list[str]) -> dict | None:
+    """The unfinished run to continue (--resume), or None when there is none yet. Its finished suites are kept;
+    `suites` are the ones this run asks for, and a kept suite must be one of them."""
+    if not cfg.resume:
+        return None
+    if not cfg.name:
+        raise ResumeError("--resume needs --name: the result file to continue (eval/results/NAME.json)")
+    import json
+    from pathlib import Path
+
+    from eval.results import DEFAULT_DIR
+
+    path = Path(cfg.out_dir or DEFAULT_DIR) / f"{cfg.name}.json"
+    if not path.exists():
+        return None
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ResumeError(f"{path} can't be read ({e}); move it away or run without --resume") from None
+    if not isinstance(run, dict) or run.get("kind") != "toolcall" or not isinstance(run.get("suites"), dict):
+        raise ResumeError(f"{path} is not a tool-call result; choose another --name or run without --resume")
+    if run.get("model", {}).get("spec") != cfg.model:
+        raise ResumeError(f"{path} is of model {run.get('model', {}).get('spec')!r}, not {cfg.model!r}; "
+                          "choose another --name or run without --resume")
+    now = asdict(cfg)
+    differ = sorted(k for k in set(now) | set(run.get("settings", {})) - _NOT_COMPARED
+                    if k not in _NOT_COMPARED and run.get("settings", {}).get(k) != now.get(k))
+    if differ:
+        pairs = ", ".join(f"{k}: {run.get('settings', {}).get(k)!r} there, {now.get(k)!r} here" for k in differ)
+        raise ResumeError(f"{path} was made with other settings ({pairs}); rerun with those or drop --resume")
+    extra = [name for name in run["suites"] if name not in suites]
+    if extra:
+        raise ResumeError(f"{path} holds suites this run does not ask for ({', '.join(extra)}); "
+                          "add them to --suites or drop --resume")
+    return run
+
+
 def main(argv=None) -> int:
     try:
         cfg = parse_config(ToolcallConfig, argv, description="Tool-calling eval (BFCL offline + validation split)")
@@ -124,7 +171,8 @@ def main(argv=None) -> int:
             if not items:
                 raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
             loaded[name] = (items, dropped)
-    except (ConfigError, SuiteError) as e:
+        previous = resumed_run(cfg, list(loaded))
+    except (ConfigError, SuiteError, ResumeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
@@ -136,6 +184,11 @@ def main(argv=None) -> int:
     label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else "")
                           + (f"-threshold{cfg.call_threshold:g}" if cfg.call_threshold is not None else ""))
     run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, label)
+    if previous is not None:  # continue it: its finished suites stay, in the order asked for
+        kept = {name: previous["suites"][name] for name in loaded if name in previous["suites"]}
+        run.update(created=previous["created"], suites=kept)
+        print(f"resuming {cfg.name}: {len(kept)} of {len(loaded)} suites already done "
+              f"({', '.join(kept) or 'none'})", file=sys.stderr)
     run["complete"] = False
     from tqdm import tqdm
 
@@ -148,9 +201,10 @@ def main(argv=None) -> int:
               "from batched replies (rows share one random stream): use --batch-size 1 for them", file=sys.stderr)
         stored = None
 
-    total = sum(len(items) for items, _ in loaded.values())
+    todo = {name: v for name, v in loaded.items() if name not in run["suites"]}
+    total = sum(len(items) for items, _ in todo.values())
     with tqdm(total=total, desc="tool-call eval", unit="item", file=sys.stderr) as bar:
-        for name, (items, dropped) in loaded.items():
+        for name, (items, dropped) in todo.items():
             bar.set_postfix_str(name)
             result = run_suite(backend, items, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
                                batch_size=batch_size, samples=cfg.bootstrap_samples, progress=bar.update)
@@ -160,6 +214,7 @@ def main(argv=None) -> int:
                                                                       cfg.seed)
             _set_throughput(run)
             save_run(run, cfg.out_dir, cfg.name)  # after every suite: a cut-off run keeps what it finished
+    run["suites"] = {name: run["suites"][name] for name in loaded}  # the order asked for, resumed or not
     run["complete"] = True
     path = save_run(run, cfg.out_dir, cfg.name)
     _print_table(run)

@@ -232,3 +232,40 @@ def test_gguf_replies_are_generated_one_at_a_time(tmp_path, monkeypatch):
     assert not batched
     run = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert run["suites"]["simple_python"]["metrics"]["n"] == 2
+
+
+def test_resume_keeps_finished_suites_and_runs_only_the_rest(valid_file, tmp_path, monkeypatch, capsys):
+    import nanoagent.agent.backends as backends
+
+    second = tmp_path / "second.jsonl"
+    second.write_text(valid_file.read_text())
+    served = []
+
+    def scripted(spec, **kw):
+        backend = ScriptedBackend(list(REPLIES) * 2)
+        real = backend.complete
+        backend.complete = lambda *a, **k: served.append(1) or real(*a, **k)
+        return backend
+
+    monkeypatch.setattr(backends, "load_backend", scripted)
+    out = tmp_path / "results"
+    base = ["--model", "embedded", "--out-dir", str(out), "--name", "whole"]
+    assert toolcall.main(base + ["--suites", f"valid:{valid_file}"]) == 0  # as if cut off after one suite
+    first = json.loads((out / "whole.json").read_text())
+    served.clear()
+    both = f"valid:{second},valid:{valid_file}"
+    assert toolcall.main(base + ["--suites", both, "--resume"]) == 0
+    assert len(served) == 4 and "1 of 2 suites already done" in capsys.readouterr().err  # only the second suite ran
+    run = json.loads((out / "whole.json").read_text())
+    assert run["complete"] and list(run["suites"]) == [f"valid:{second}", f"valid:{valid_file}"]
+    assert run["suites"][f"valid:{valid_file}"] == first["suites"][f"valid:{valid_file}"]
+    assert run["created"] == first["created"]
+
+    # what can't be continued is refused before any work, and says what to do
+    assert toolcall.main(base + ["--suites", both, "--resume", "--max-tokens", "64"]) == 2
+    assert "max_tokens: 128 there, 64 here" in capsys.readouterr().err
+    assert toolcall.main(base + ["--suites", f"valid:{second}", "--resume"]) == 2
+    assert "add them to --suites" in capsys.readouterr().err
+    assert toolcall.main(["--model", "embedded", "--suites", both, "--resume"]) == 2
+    assert "--resume needs --name" in capsys.readouterr().err
+    assert json.loads((out / "whole.json").read_text()) == run  # nothing lost
