@@ -14,9 +14,11 @@ function make the grammar demand a call; "none" offers no tools. With `stream`, 
 (server-sent events) and the calls in one final delta (text from a "<" on is held back until the reply ends, in
 case it opens a call).
 
-One model, one request at a time (a lock; llama.cpp holds one context); other requests wait their turn on their
-own threads. A malformed request gets a 400 with a message that says what is wrong; a client that disconnects
-mid-stream costs the server nothing but the rest of that reply.
+One model, one request at a time: every generation runs on one worker thread (llama.cpp holds one context, and MLX
+makes a stream, and an OS thread, per thread that uses it: nanoagent/mlx_streams.py); requests wait their turn on
+their own threads. A malformed request gets a 400 with a message that says what is wrong; a client that
+disconnects mid-stream stops its reply at the next piece of text. `server_close()` waits for the reply in progress
+and releases the worker's MLX streams.
 Any OpenAI-compatible agent can use it: base URL http://127.0.0.1:PORT/v1, any API key, model name as listed.
 Left out: /v1/completions, logprobs in responses, n > 1, authentication (it binds to 127.0.0.1 by default).
 """
@@ -28,8 +30,10 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from nanoagent.mlx_streams import release_streams
 from nanoagent.toolcall import CLOSE, ToolCallError, parse
 
 MAX_BODY = 8 * 1024 * 1024
@@ -144,12 +148,18 @@ def reply_message(text: str, tools: list[dict]) -> tuple[dict, str]:
     return {"role": "assistant", "content": reply.content or None, "tool_calls": calls}, "tool_calls"
 
 
+class ClientGone(Exception):
+    """Raised into a streamed generation when its client has disconnected: the reply stops there."""
+
+
 class ModelServer:
-    """The model behind the HTTP handler: one backend, one lock, the request -> response logic."""
+    """The model behind the HTTP handler: one backend, one worker thread that runs every generation in turn, the
+    request -> response logic."""
 
     def __init__(self, backend, model_name: str, max_tokens_default: int = 512):
         self.backend, self.model_name, self.max_tokens_default = backend, model_name, max_tokens_default
-        self.lock = threading.Lock()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanoagent-model")
+        self.closed = False
         self.created = int(time.time())
 
     def prepare(self, body) -> dict:
@@ -167,10 +177,17 @@ class ModelServer:
         }
 
     def generate(self, req: dict, on_text=None):
-        with self.lock:
-            return self.backend.complete(req["messages"], req["tools"], max_tokens=req["max_tokens"],
-                                         temperature=req["temperature"], seed=req["seed"],
-                                         tool_choice=req["tool_choice"], on_text=on_text)
+        """Run one request's generation on the worker (after those queued before it) and wait for it."""
+        return self.worker.submit(self.backend.complete, req["messages"], req["tools"], max_tokens=req["max_tokens"],
+                                  temperature=req["temperature"], seed=req["seed"], tool_choice=req["tool_choice"],
+                                  on_text=on_text).result()
+
+    def close(self) -> None:
+        """Finish the queued generations, release the worker's MLX streams and stop it (once; later calls do nothing)."""
+        if not self.closed:
+            self.closed = True
+            self.worker.submit(release_streams).result()
+            self.worker.shutdown()
 
     def response(self, req: dict, completion) -> dict:
         message, finish = reply_message(completion.text, req["tools"])
@@ -251,10 +268,12 @@ def make_handler(server: ModelServer):
                 try:
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
-                except OSError:  # the client went away: finish the reply quietly
+                except OSError:  # the client went away: stop generating for it
                     gone.set()
 
             def on_text(piece: str) -> None:
+                if gone.is_set():
+                    raise ClientGone
                 pending.append(piece)
                 text = "".join(pending)
                 if "<" in text and req["tools"]:
@@ -265,6 +284,8 @@ def make_handler(server: ModelServer):
             send({"role": "assistant", "content": ""})
             try:
                 completion = server.generate(req, on_text=on_text)
+            except ClientGone:
+                return
             except Exception as e:
                 send({"content": f"[generation failed: {type(e).__name__}]"}, "stop")
                 return
@@ -288,13 +309,24 @@ def make_handler(server: ModelServer):
     return Handler
 
 
-def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, ready=None) -> ThreadingHTTPServer:
+class ModelHTTPServer(ThreadingHTTPServer):
+    """A thread per connection (they only parse, wait and write); `server_close()` also closes the model's worker."""
+
+    def __init__(self, address, model: ModelServer):
+        self.model = model
+        super().__init__(address, make_handler(model))
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.model.close()
+
+
+def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, ready=None) -> ModelHTTPServer:
     """Build the HTTP server (call `.serve_forever()`, or run it on a thread in tests); `ready(url)` is told where."""
-    httpd = ThreadingHTTPServer((host, port), make_handler(ModelServer(backend, model_name)))
-    httpd.daemon_threads = True
+    httpd = ModelHTTPServer((host, port), ModelServer(backend, model_name))
     if ready:
         ready(f"http://{host}:{httpd.server_address[1]}/v1")
     return httpd
 
 
-__all__ = ["ModelServer", "RequestError", "canonical_messages", "reply_message", "request_tools", "serve"]
+__all__ = ["ClientGone", "ModelHTTPServer", "ModelServer", "RequestError", "canonical_messages", "reply_message", "request_tools", "serve"]

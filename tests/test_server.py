@@ -1,6 +1,6 @@
 """`nanoagent serve`: the official `openai` client against a real server on loopback (a tiny random MLX model behind
 it): listing, plain replies, constrained tool calls with and without streaming, 400s that say what is wrong, a
-client that hangs up mid-stream, and the agent (`nanoagent run --model http://...`) driving it.
+client that hangs up mid-stream (its reply stops), generation on one worker thread, and the agent (`nanoagent run --model http://...`) driving it.
 
 Run: .venv/bin/python -m pytest tests/test_server.py -q
 """
@@ -127,3 +127,73 @@ def test_the_agent_runs_against_the_server(url, tmp_path):
     assert code in (0, 1)  # answered, or stopped by its budgets: either way it talked to the server
     traj = json.loads((tmp_path / "run" / "trajectory.json").read_text())
     assert traj["steps"] and not any((s.get("error") or {}).get("kind") == "backend_error" for s in traj["steps"])
+
+
+class Endless:
+    """A backend that streams text until its reply is stopped, recording the thread each generation runs on."""
+
+    def __init__(self, pieces=100_000):
+        self.limit, self.threads, self.pieces, self.done = pieces, [], 0, threading.Event()
+
+    def complete(self, messages, tools, *, on_text=None, **kw):
+        from types import SimpleNamespace
+
+        self.threads.append(threading.current_thread().name)
+        self.done.clear()
+        try:
+            for _ in range(self.limit):
+                self.pieces += 1
+                if on_text:
+                    on_text("word " * 50)
+            return SimpleNamespace(text="word", finish_reason="length", prompt_tokens=1, completion_tokens=1)
+        finally:
+            self.done.set()
+
+
+@pytest.fixture
+def endless():
+    backend, found = Endless(), {}
+    httpd = serve(backend, "endless", port=0, ready=lambda u: found.setdefault("url", u))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield backend, found["url"], httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_every_generation_runs_on_one_worker_thread(endless):
+    from concurrent.futures import ThreadPoolExecutor
+
+    backend, url, _ = endless
+    backend.limit = 10
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=60)
+    with ThreadPoolExecutor(4) as pool:  # four connections, each on its own handler thread
+        list(pool.map(lambda _: client.chat.completions.create(model="endless", messages=ASK), range(4)))
+    assert len(backend.threads) == 4 and len(set(backend.threads)) == 1  # MLX makes a stream per thread it runs on
+    assert backend.threads[0] != threading.current_thread().name
+
+
+def test_a_client_hanging_up_stops_its_reply(endless):
+    backend, url, _ = endless
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    body = json.dumps({"model": "endless", "messages": ASK, "stream": True}).encode()
+    with socket.create_connection((host, int(port))) as s:
+        s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        assert s.recv(64).startswith(b"HTTP/1.1 200")
+    assert backend.done.wait(60)
+    assert backend.pieces < backend.limit  # stopped at a write that failed, not after 100,000 pieces
+
+
+def test_closing_the_server_releases_the_workers_streams(endless, monkeypatch):
+    import nanoagent.server as server_module
+
+    released = []
+    monkeypatch.setattr(server_module, "release_streams", lambda: released.append(threading.current_thread().name))
+    backend, url, httpd = endless
+    backend.limit = 3
+    openai.OpenAI(base_url=url, api_key="unused", max_retries=0).chat.completions.create(model="endless",
+                                                                                         messages=ASK)
+    httpd.shutdown()
+    httpd.server_close()
+    httpd.server_close()  # twice is harmless (the fixture closes it again)
+    assert released == backend.threads[:1] and httpd.model.closed
