@@ -183,7 +183,7 @@ class ModelServer:
                                   on_text=on_text).result()
 
     def close(self) -> None:
-        """Finish the queued generations, release the worker's MLX streams and stop it (once; later calls do nothing)."""
+        """Finish the queued generations, release the worker's MLX streams, stop it; later calls do nothing."""
         if not self.closed:
             self.closed = True
             self.worker.submit(release_streams).result()
@@ -329,4 +329,5 @@ def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, r
     return httpd
 
 
-__all__ = ["ClientGone", "ModelHTTPServer", "ModelServer", "RequestError", "canonical_messages", "reply_message", "request_tools", "serve"]
+__all__ = ["ClientGone", "ModelHTTPServer", "ModelServer", "RequestError", "canonical_messages", "reply_message",
+           "request_tools", "serve"]

@@ -1,6 +1,7 @@
 """`nanoagent serve`: the official `openai` client against a real server on loopback (a tiny random MLX model behind
 it): listing, plain replies, constrained tool calls with and without streaming, 400s that say what is wrong, a
-client that hangs up mid-stream (its reply stops), generation on one worker thread, and the agent (`nanoagent run --model http://...`) driving it.
+client that hangs up mid-stream (its reply stops), generation on one worker thread, and the agent
+(`nanoagent run --model http://...`) driving it.
 
 Run: .venv/bin/python -m pytest tests/test_server.py -q
 """
