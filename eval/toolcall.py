@@ -123,9 +123,10 @@ class ResumeError(ValueError):
 _NOT_COMPARED = {"suites", "resume", "label", "out_dir"}  # may change between a run and its continuation
 
 
-def resumed_run(cfg, suites: list[str]) -> dict | None:
+def resumed_run(cfg, suites: dict[str, list[str]]) -> dict | None:
     """The unfinished run to continue (--resume), or None when there is none yet. Its finished suites are kept;
-    `suites` are the ones this run asks for, and a kept suite must be one of them."""
+    `suites` maps the ones this run asks for to their item ids: a kept suite must be one of them, scored on the same
+    items (not another sample size, seed or rebuilt file)."""
     if not cfg.resume:
         return None
     if not cfg.name:
@@ -147,7 +148,13 @@ def resumed_run(cfg, suites: list[str]) -> dict | None:
     if run.get("model", {}).get("spec") != cfg.model:
         raise ResumeError(f"{path} is of model {run.get('model', {}).get('spec')!r}, not {cfg.model!r}; "
                           "choose another --name or run without --resume")
+    from nanoagent.call_threshold import ThresholdError, resolve_threshold
+
     now = asdict(cfg)
+    try:  # a run records the number its --call-threshold resolved to ("model" -> the stored one)
+        now["call_threshold"] = resolve_threshold(cfg.call_threshold, cfg.model)
+    except ThresholdError as e:
+        raise ResumeError(str(e)) from None
     differ = sorted(k for k in set(now) | set(run.get("settings", {})) - _NOT_COMPARED
                     if k not in _NOT_COMPARED and run.get("settings", {}).get(k) != now.get(k))
     if differ:
@@ -157,6 +164,11 @@ def resumed_run(cfg, suites: list[str]) -> dict | None:
     if extra:
         raise ResumeError(f"{path} holds suites this run does not ask for ({', '.join(extra)}); "
                           "add them to --suites or drop --resume")
+    for name, ids in suites.items():
+        kept = [item.get("id") for item in run["suites"].get(name, {}).get("items", [])]
+        if name in run["suites"] and kept != ids:
+            raise ResumeError(f"{path} scored other items of {name} ({len(kept)} there, {len(ids)} asked for here: "
+                              "another sample size, seed or data file); ask for the same or drop --resume")
     return run
 
 
@@ -171,7 +183,7 @@ def main(argv=None) -> int:
             if not items:
                 raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
             loaded[name] = (items, dropped)
-        previous = resumed_run(cfg, list(loaded))
+        previous = resumed_run(cfg, {name: [item.id for item in items] for name, (items, _) in loaded.items()})
     except (ConfigError, SuiteError, ResumeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ thread included (ml-explore/mlx#4327, #4110). After it the thread can run no MLX
 
 So: run MLX on long-lived threads only (the server does all generation on one worker: nanoagent/server.py), call
 `release_streams()` last thing on such a thread, and `import nanoagent` registers it for the main thread at exit
-(registered first, it runs after every other exit hook).
+(it runs after every exit hook registered after `import nanoagent`, since atexit runs them last in, first out).
 """
 
 from __future__ import annotations

@@ -17,8 +17,10 @@ case it opens a call).
 One model, one request at a time: every generation runs on one worker thread (llama.cpp holds one context, and MLX
 makes a stream, and an OS thread, per thread that uses it: nanoagent/mlx_streams.py); requests wait their turn on
 their own threads. A malformed request gets a 400 with a message that says what is wrong; a client that
-disconnects mid-stream stops its reply at the next piece of text. `server_close()` waits for the reply in progress
-and releases the worker's MLX streams.
+disconnects mid-stream stops its reply at the next piece the server sends it (text that may open a call is held
+back, so a hang-up inside a call is noticed when the reply ends). `server_close()` (Ctrl-C) cancels the queued
+requests and stops the reply in progress at its next piece of text (both answered 503), then releases the worker's
+MLX streams.
 Any OpenAI-compatible agent can use it: base URL http://127.0.0.1:PORT/v1, any API key, model name as listed.
 Left out: /v1/completions, logprobs in responses, n > 1, authentication (it binds to 127.0.0.1 by default).
 """
@@ -30,7 +32,7 @@ import sys
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from nanoagent.mlx_streams import release_streams
@@ -152,6 +154,10 @@ class ClientGone(Exception):
     """Raised into a streamed generation when its client has disconnected: the reply stops there."""
 
 
+class ServerClosing(Exception):
+    """The server is shutting down: a queued request is cancelled and the reply in progress stops (503)."""
+
+
 class ModelServer:
     """The model behind the HTTP handler: one backend, one worker thread that runs every generation in turn, the
     request -> response logic."""
@@ -159,6 +165,8 @@ class ModelServer:
     def __init__(self, backend, model_name: str, max_tokens_default: int = 512):
         self.backend, self.model_name, self.max_tokens_default = backend, model_name, max_tokens_default
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanoagent-model")
+        self.lock = threading.Lock()  # orders submissions against close(): nothing is queued after the release
+        self.queued: set = set()      # the generations not yet finished, cancelled by close()
         self.closed = False
         self.created = int(time.time())
 
@@ -177,17 +185,42 @@ class ModelServer:
         }
 
     def generate(self, req: dict, on_text=None):
-        """Run one request's generation on the worker (after those queued before it) and wait for it."""
-        return self.worker.submit(self.backend.complete, req["messages"], req["tools"], max_tokens=req["max_tokens"],
-                                  temperature=req["temperature"], seed=req["seed"], tool_choice=req["tool_choice"],
-                                  on_text=on_text).result()
+        """Run one request's generation on the worker (after those queued before it) and wait for it. Raises
+        ServerClosing once close() has begun: before the generation starts, or at its next piece of text."""
+        def checked(piece: str) -> None:
+            if self.closed:
+                raise ServerClosing
+            if on_text is not None:
+                on_text(piece)
+
+        with self.lock:
+            if self.closed:
+                raise ServerClosing
+            future = self.worker.submit(self.backend.complete, req["messages"], req["tools"],
+                                        max_tokens=req["max_tokens"], temperature=req["temperature"],
+                                        seed=req["seed"], tool_choice=req["tool_choice"], on_text=checked)
+            self.queued.add(future)
+        try:
+            return future.result()
+        except CancelledError:
+            raise ServerClosing from None
+        finally:
+            with self.lock:
+                self.queued.discard(future)
 
     def close(self) -> None:
-        """Finish the queued generations, release the worker's MLX streams, stop it; later calls do nothing."""
-        if not self.closed:
+        """Stop at once: cancel the queued generations, stop the one in progress at its next piece of text, release
+        the worker's MLX streams on the worker, stop it. Requests that arrive later get 503; later calls do
+        nothing."""
+        with self.lock:
+            if self.closed:
+                return
             self.closed = True
-            self.worker.submit(release_streams).result()
-            self.worker.shutdown()
+            for future in self.queued:
+                future.cancel()
+            release = self.worker.submit(release_streams)
+        release.result()
+        self.worker.shutdown()
 
     def response(self, req: dict, completion) -> dict:
         message, finish = reply_message(completion.text, req["tools"])
@@ -245,6 +278,8 @@ def make_handler(server: ModelServer):
                 return self._stream(req)
             try:
                 completion = server.generate(req)
+            except ServerClosing:
+                return self._error(503, "the server is shutting down")
             except Exception as e:  # a backend failure is the server's, not the client's
                 return self._error(500, f"generation failed: {type(e).__name__}: {e}")
             self._json(200, server.response(req, completion))
@@ -285,6 +320,9 @@ def make_handler(server: ModelServer):
             try:
                 completion = server.generate(req, on_text=on_text)
             except ClientGone:
+                return
+            except ServerClosing:
+                send({"content": "[the server is shutting down]"}, "stop")
                 return
             except Exception as e:
                 send({"content": f"[generation failed: {type(e).__name__}]"}, "stop")

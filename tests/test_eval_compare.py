@@ -39,6 +39,13 @@ def test_only_shared_ids_count_and_the_differing_items_are_named():
     assert r["only_a"] == ["s_1"] and r["only_b"] == ["s_2"]
 
 
+def test_a_difference_of_exactly_the_margin_is_within_it():
+    a = _result("mlx", {"simple": [_item(i, i < 25) for i in range(50)]})
+    b = _result("q8", {"simple": [_item(i, i < 26) for i in range(50)]})  # 52% - 50%: 2.0000000000000018 in floats
+    assert C.compare(a, b, margin=2)["simple"]["within_margin"]
+    assert not C.compare(a, b, margin=1.9)["simple"]["within_margin"]
+
+
 def test_ids_that_expect_different_outcomes_are_left_out_and_counted():
     a = _result("a", {"valid": [_item(0, True), _item(1, True, expect="no_call")]})
     b = _result("b", {"valid": [_item(0, False), _item(1, True, expect="calls")]})

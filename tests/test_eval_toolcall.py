@@ -269,3 +269,14 @@ def test_resume_keeps_finished_suites_and_runs_only_the_rest(valid_file, tmp_pat
     assert toolcall.main(["--model", "embedded", "--suites", both, "--resume"]) == 2
     assert "--resume needs --name" in capsys.readouterr().err
     assert json.loads((out / "whole.json").read_text()) == run  # nothing lost
+
+    # a kept suite must hold the items asked for now: another sample of it is refused
+    part = ["--model", "embedded", "--out-dir", str(out), "--name", "part"]
+    assert toolcall.main(part + ["--suites", f"valid:{valid_file}@2"]) == 0
+    assert toolcall.main(part + ["--suites", f"valid:{valid_file}@3,valid:{second}", "--resume"]) == 2
+    assert "scored other items of valid:" in capsys.readouterr().err
+
+    # a run made with a call threshold records the number it resolved to, and continues with the same flag
+    thr = ["--model", "embedded", "--out-dir", str(out), "--name", "thr", "--call-threshold", "0.5"]
+    assert toolcall.main(thr + ["--suites", f"valid:{valid_file}"]) == 0
+    assert toolcall.main(thr + ["--suites", both, "--resume"]) == 0, capsys.readouterr().err

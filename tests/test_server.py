@@ -11,6 +11,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 import json
 import socket
 import threading
+import time
 
 import pytest
 from mlx_lm import load as mlx_load
@@ -198,3 +199,35 @@ def test_closing_the_server_releases_the_workers_streams(endless, monkeypatch):
     httpd.server_close()
     httpd.server_close()  # twice is harmless (the fixture closes it again)
     assert released == backend.threads[:1] and httpd.model.closed
+
+
+def test_closing_stops_the_reply_in_progress_and_cancels_the_queued_ones(monkeypatch):
+    import nanoagent.server as server_module
+
+    monkeypatch.setattr(server_module, "release_streams", lambda: None)
+    backend = Endless(pieces=10**12)  # it runs until stopped: closing must not wait for it
+    model = server_module.ModelServer(backend, "endless")
+    req = model.prepare({"messages": ASK})
+    outcomes = []
+
+    def ask():
+        try:
+            model.generate(req)
+            outcomes.append("finished")
+        except server_module.ServerClosing:
+            outcomes.append("closing")
+
+    running, queued = threading.Thread(target=ask), threading.Thread(target=ask)
+    running.start()
+    while backend.pieces == 0:
+        time.sleep(0.01)
+    queued.start()
+    while len(model.queued) < 2:
+        time.sleep(0.01)
+    model.close()
+    running.join(10)
+    queued.join(10)
+    assert outcomes == ["closing", "closing"]  # the queued one never started: one generation ran
+    assert backend.done.is_set() and backend.threads == ["nanoagent-model_0"]
+    with pytest.raises(server_module.ServerClosing):  # nothing is queued after the release
+        model.generate(req)
