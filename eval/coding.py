@@ -10,9 +10,10 @@ folder). Each task runs `--samples` times in a fresh sandboxed copy of its repo 
 several samples of one task run in lockstep, batched on the MLX and llama.cpp backends, one seeded generator per
 batch so the samples differ); `nanoagent.tasks.evaluate` applies the final diff to a clean copy and runs the
 task's tests. Reported: resolved rate (share of all runs that succeed,
-with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), mean turns,
-mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns, tokens, the
-outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).
+with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), the valid-call
+rate (mean over runs of the share of turns that are a schema-valid call of an offered tool, GRPO's `valid_calls`
+reward), mean turns, mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns,
+valid-call turns, tokens, the outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).
 
 Left out: saving whole trajectories (pass --trajectories DIR to keep them), parallel workers.
 """
@@ -69,11 +70,13 @@ def agent_config(cfg: CodingConfig):
 def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | Path | None = None) -> list[dict]:
     """`samples` agent runs on one task, each judged by `evaluate(task, trajectory)`; one row per run."""
     from nanoagent.tasks.attempt import attempt
+    from nanoagent.tasks.rewards import turn_validity
 
     paths = [Path(traj_dir) / f"{task.id}.{i}.json" for i in range(samples)] if traj_dir else None
     trajs = attempt(backend, task, config, n=samples, paths=paths)
     rows = []
     for i, traj in enumerate(trajs):
+        valid_turns, counted_turns = turn_validity(traj)
         try:
             outcome = evaluate(task, traj)
             success = bool(outcome.success)
@@ -82,6 +85,7 @@ def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | 
             success, detail = False, {"error": f"evaluate failed: {type(e).__name__}: {e}"}
         rows.append({"task": task.id, "sample": i, "success": success, "exit_status": traj.exit_status,
                      "exit_message": traj.exit_message[:300], "turns": len(traj.steps),
+                     "valid_call_turns": valid_turns, "counted_turns": counted_turns,
                      "completion_tokens": traj.tokens["completion"], "prompt_tokens": traj.tokens["prompt"],
                      "seconds": traj.seconds, "diff_lines": len(traj.diff.splitlines()),
                      "error": (detail.get("error") or "")[:300], "patch_applied": detail.get("patch_applied")})
@@ -107,6 +111,8 @@ def summarize(rows: list[dict], samples: int, seconds: float, n_boot: int = BOOT
     return {"tasks": len(by_task), "runs": len(rows), "resolved_rate": mean(r["success"] for r in rows),
             "resolved_ci95": list(ci) if ci else None,
             "pass_at_k": {str(k): mean(pass_at_k(len(v), sum(v), k) for v in by_task.values()) for k in ks},
+            "valid_call_rate": mean(r["valid_call_turns"] / r["counted_turns"] if r.get("counted_turns") else 0.0
+                                    for r in rows),
             "mean_turns": mean(r["turns"] for r in rows),
             "mean_completion_tokens": mean(r["completion_tokens"] for r in rows),
             "exit_statuses": dict(Counter(r["exit_status"] for r in rows)),
@@ -153,7 +159,7 @@ def main(argv=None) -> int:
     run["throughput"] = {"items": len(tasks), "seconds": round(seconds, 3), "items_per_s": metrics["tasks_per_s"]}
     path = save_run(run, cfg.out_dir, cfg.name)
     print(f"resolved {metrics['resolved_rate']:.3f} over {metrics['runs']} runs of {metrics['tasks']} tasks; "
-          f"pass@k {metrics['pass_at_k']}; mean turns {metrics['mean_turns']:.1f}; exits {metrics['exit_statuses']}",
+          f"pass@k {metrics['pass_at_k']}; valid-call rate {metrics['valid_call_rate']:.3f}; mean turns {metrics['mean_turns']:.1f}; exits {metrics['exit_statuses']}",
           file=sys.stderr)
     print(path)
     return 0

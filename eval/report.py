@@ -87,8 +87,8 @@ def validity_table(runs: list[dict]) -> str:
 
 
 def coding_table(runs: list[dict]) -> str:
-    lines = ["| run | backend | tasks | runs | resolved % (95% CI) | pass@k | mean turns | mean tokens | exits |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | backend | tasks | runs | resolved % (95% CI) | pass@k | valid-call % | mean turns | mean tokens "
+             "| exits |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         for name, s in r["suites"].items():
             m = s["metrics"]
@@ -96,8 +96,9 @@ def coding_table(runs: list[dict]) -> str:
             band = f" ({_pct(ci[0])}-{_pct(ci[1])})" if ci else ""
             pk = ", ".join(f"@{k} {_pct(v)}" for k, v in m["pass_at_k"].items())
             exits = ", ".join(f"{k} {v}" for k, v in sorted(m["exit_statuses"].items()))
+            valid = _pct(m["valid_call_rate"]) if m.get("valid_call_rate") is not None else "-"  # older files: none
             lines.append(f"| {r['label']} | {r['model']['backend']} | {name} ({m['tasks']}) | {m['runs']} | "
-                         f"{_pct(m['resolved_rate'])}{band} | {pk} | {m['mean_turns']:.1f} | "
+                         f"{_pct(m['resolved_rate'])}{band} | {pk} | {valid} | {m['mean_turns']:.1f} | "
                          f"{m['mean_completion_tokens']:.0f} | {exits} |")
     return "\n".join(lines)
 

@@ -58,6 +58,15 @@ def test_samples_and_pass_at_k(task):
     m = coding.summarize(rows, samples=2, seconds=1.0)
     assert m["resolved_rate"] == 0.5 and m["pass_at_k"] == {"1": 0.5, "2": 1.0}
     assert m["exit_statuses"] == {"answered": 2}
+    # sample 0: a valid call then the closing answer (1 of 1 counted turn); sample 1: an answer only (0 of 1)
+    assert [(r["valid_call_turns"], r["counted_turns"]) for r in rows] == [(1, 1), (0, 1)]
+    assert m["valid_call_rate"] == 0.5
+
+
+def test_a_call_with_a_missing_argument_is_not_a_valid_call_turn(task):
+    broken = format_tool_call("apply_patch", {"file": "calc.py", "search": "a - b"})  # no `replace`
+    rows = coding.run_task(ScriptedBackend([broken, FIX, "Fixed."]), task, evaluate, config())
+    assert rows[0]["success"] and (rows[0]["valid_call_turns"], rows[0]["counted_turns"]) == (1, 2)
 
 
 def test_pass_at_k_estimator():
@@ -115,3 +124,14 @@ def test_a_task_that_already_passes_is_left_out_not_scored(task, tmp_path, monke
                         "--out-dir", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert "tiny_add: its tests pass before any change" in err and "nothing to measure" in err
+
+
+def test_the_report_shows_the_valid_call_rate_and_a_dash_for_older_files():
+    from eval.report import coding_table
+
+    metrics = {"tasks": 2, "runs": 2, "resolved_rate": 0.5, "resolved_ci95": None, "pass_at_k": {"1": 0.5},
+               "mean_turns": 1.5, "mean_completion_tokens": 40, "exit_statuses": {"answered": 2}}
+    runs = [{"label": label, "model": {"backend": "scripted"}, "suites": {"coding:held-out": {"metrics": m}}}
+            for label, m in (("new", metrics | {"valid_call_rate": 0.25}), ("old", metrics))]
+    new, old = coding_table(runs).splitlines()[2:]
+    assert "| 25.0 |" in new and "| - |" in old
