@@ -159,3 +159,82 @@ def test_kl_penalty_matches_numpy():
     expected = float((0.1 * (np.exp(d) - d - 1) * batch.weights).sum())
     assert grpo_loss(model, batch, 0.2, beta=0.1).item() == pytest.approx(expected, rel=1e-4)
     assert grpo_loss(model, batch, 0.2, beta=0.0).item() == 0.0
+
+
+def group_samples(rng, prompt_len, reply_lens, first_rollout=0, prompt=None):
+    prompt = prompt if prompt is not None else rng.integers(0, V, prompt_len).tolist()
+    out = []
+    for i, n in enumerate(reply_lens):
+        reply = rng.integers(0, V, n).tolist()
+        out.append(Sample(prompt + reply, [0] * len(prompt) + [1] * n, [-2.0] * (len(prompt) + n),
+                          float(rng.normal()), rollout=first_rollout + i))
+    return out
+
+
+def reference_logprobs(model, samples):
+    out = []
+    for s in samples:
+        lsm = log_softmax(np.array(model(mx.array([s.ids[:-1]]))[0].astype(mx.float32)))
+        out += [lsm[t, s.ids[t + 1]] for t in range(len(s.ids) - 1) if s.mask[t + 1]]
+    return np.array(out)
+
+
+def test_a_groups_prompt_runs_once_with_the_same_logprobs_and_gradients():
+    rng = np.random.default_rng(10)
+    model = tiny_llama(V, seed=11)
+    loose = Sample(rng.integers(0, V, 20).tolist(), [0] * 12 + [1] * 8, [-2.0] * 20, 0.3, rollout=7)
+    samples = (group_samples(rng, 40, [5, 9, 3, 7, 6]) + [loose]
+               + group_samples(rng, 36, [4, 8], first_rollout=5))
+    shared = make_batches(samples, micro_batch=4)
+    assert [(len(b.inputs), None if b.prefix is None else len(b.prefix)) for b in shared] == \
+        [(4, 39), (1, None), (1, None), (2, 35)]  # the prompt but its last id (it predicts the first reply token);
+    # the first group's fifth rollout and the loose sample ride alone
+    lp = np.concatenate([np.array(token_logprobs(model, b)) for b in shared])
+    np.testing.assert_allclose(lp, reference_logprobs(model, samples), rtol=1e-4, atol=1e-5)
+
+    def grads_of(batches):
+        f = nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, 0.2))
+        total, acc = 0.0, None
+        for b in batches:
+            v, g = f(model, b)
+            total += v.item()
+            acc = g if acc is None else tree_map(mx.add, acc, g)
+        return total, dict(tree_flatten(acc))
+    v_shared, g_shared = grads_of(shared)
+    plain = make_batches(samples, micro_batch=4, share_prompts=False)  # the path before: whole rows, in order
+    assert [len(b.inputs) for b in plain] == [4, 4] and all(b.prefix is None for b in plain)
+    v_plain, g_plain = grads_of(plain)
+    assert v_shared == pytest.approx(v_plain, rel=1e-4)
+    for name, g in g_plain.items():
+        np.testing.assert_allclose(np.array(g_shared[name]), np.array(g), rtol=1e-3, atol=1e-6, err_msg=name)
+
+
+def test_the_shared_prefix_stops_before_the_first_sampled_token():
+    rng = np.random.default_rng(12)
+    model = tiny_llama(V, seed=13)
+    same = group_samples(rng, 34, [6])[0]
+    twins = [Sample(list(same.ids), list(same.mask), list(same.old_logprobs), a, rollout=i)
+             for i, a in enumerate([1.0, -1.0])]  # identical replies: they share more than their prompt
+    (batch,) = make_batches(twins, micro_batch=4)
+    assert len(batch.prefix) == 33  # position 33 predicts the first reply token: it must stay in the rows
+    lp = np.array(token_logprobs(model, batch))
+    np.testing.assert_allclose(lp, reference_logprobs(model, twins), rtol=1e-4, atol=1e-5)
+    short = group_samples(rng, 20, [3, 4])  # a prompt under MIN_PREFIX is not worth its own pass
+    assert make_batches(short, micro_batch=4)[0].prefix is None
+
+
+def test_a_model_without_llama_layers_gets_the_prefix_back_on_every_row():
+    class Plain(nn.Module):  # no model.embed_tokens/layers/norm: token_logprobs uses the full logits
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def __call__(self, x):
+            return self.inner(x)
+    rng = np.random.default_rng(14)
+    llama = tiny_llama(V, seed=15)
+    samples = group_samples(rng, 40, [5, 2, 7])
+    (batch,) = make_batches(samples, micro_batch=4)
+    assert batch.prefix is not None
+    np.testing.assert_allclose(np.array(token_logprobs(Plain(llama), batch)), reference_logprobs(llama, samples),
+                               rtol=1e-4, atol=1e-5)

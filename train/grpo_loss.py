@@ -3,7 +3,7 @@
     adv, zero = group_advantages([0.0, 1.0, 1.0, 0.0], scale_std=True)     # GRPO; scale_std=False: Dr.GRPO
     samples = trajectory_samples(traj, advantage)                          # exact sampled ids + their log-probs
     sample = completion_sample(prompt_ids, completion_ids, logprobs, adv)  # one prompt + one reply (tool-call task)
-    batches = make_batches(samples, micro_batch=4, norm="sequence")        # normalisation constants baked in
+    batches = make_batches(samples, micro_batch=4, norm="sequence")        # a group's shared prompt run once
     loss = grpo_loss(model, batch, clip_eps=0.2, beta=0.0)                 # differentiable, sums over batches
 
 Per sampled token t of a rollout with advantage A: ratio = exp(logp_t - logp_old_t), where logp_old is the log-prob
@@ -14,6 +14,12 @@ policy sampled are in the loss: prompts and tool outputs have mask 0.
 Normalisation: "sequence" (GRPO) averages over each rollout's tokens, then over rollouts; "constant" (Dr.GRPO)
 sums every token and divides by rollouts x a fixed token budget. The per-token weights already hold these global
 constants, so the gradients of micro-batches simply add up to the gradient of the whole batch.
+
+A group's rollouts share their prompt (a tool-call task's tools and request, a coding task's system prompt and
+statement), so a micro-batch holds one group's samples and runs that prompt once (`Batch.prefix`, the model's
+layers continuing it through a KV cache in train.losses.hidden_states): the update then costs about the prompt
+plus the replies instead of group-size prompts. The log-probs are the full rows' to float rounding
+(tests/test_grpo_loss.py).
 
 Left out: token-level advantages (process rewards), asymmetric clipping, entropy bonuses.
 """
@@ -82,7 +88,7 @@ def trajectory_samples(traj, advantage: float, rollout: int = -1) -> list[Sample
 
 @dataclass
 class Batch:
-    inputs: np.ndarray             # (B, L) ids[:-1], padded
+    inputs: np.ndarray             # (B, L) ids[:-1] after the shared prefix, padded
     positions: np.ndarray          # (N,) flat indices into (B, L) of sampled target tokens
     targets: np.ndarray            # (N,)
     old_logprobs: np.ndarray       # (N,)
@@ -90,52 +96,100 @@ class Batch:
     weights: np.ndarray            # (N,) normalisation per token (global constants included)
     ref_logprobs: np.ndarray | None = None
     n_tokens: int = 0
+    prefix: np.ndarray | None = None   # (P,) ids every row starts with (a group's prompt), run once; None: none
+
+
+MIN_PREFIX = 32  # shorter common prompts are not worth a pass of their own
+
+
+def _first_target(s: Sample) -> int:
+    """The first input position whose next token the policy sampled."""
+    return next((t for t in range(len(s.ids) - 1) if s.mask[t + 1]), len(s.ids) - 1)
+
+
+def shared_prefix(chunk: list[Sample]) -> int:
+    """How many leading ids every sample of `chunk` shares, up to the first position that predicts a sampled token
+    (the prefix's own outputs are never computed); 0 under MIN_PREFIX or for a single sample."""
+    if len(chunk) < 2:
+        return 0
+    n = min(_first_target(s) for s in chunk)
+    first = chunk[0].ids
+    for s in chunk[1:]:
+        n = next((i for i in range(n) if s.ids[i] != first[i]), n)
+    return n if n >= MIN_PREFIX else 0
+
+
+def _chunks(samples: list[Sample], micro_batch: int) -> list[list[int]]:
+    """Sample indices in micro-batches of at most `micro_batch`: runs of consecutive samples that share a prompt
+    (a group's rollouts) are cut into micro-batches of their own; the other samples fill micro-batches in order."""
+    runs: list[list[int]] = []
+    for i, s in enumerate(samples):
+        if runs and shared_prefix([samples[runs[-1][0]], s]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    chunks: list[list[int]] = []
+    loose: list[int] = []
+    for run in runs + [[]]:  # the empty run flushes the last loose samples
+        if len(run) == 1:
+            loose += run
+            continue
+        chunks += [loose[k:k + micro_batch] for k in range(0, len(loose), micro_batch)]
+        loose = []
+        chunks += [run[k:k + micro_batch] for k in range(0, len(run), micro_batch)]
+    return chunks
 
 
 def make_batches(samples: list[Sample], micro_batch: int, norm: str = "sequence",
-                 token_budget: int = 1) -> list[Batch]:
-    """Pad samples into micro-batches. norm "sequence": each rollout weighs 1/n_rollouts spread over its tokens;
-    "constant": every token weighs 1/(n_rollouts * token_budget). A rollout split into several per-turn samples
-    counts once."""
-    rollouts = {s.rollout if s.rollout >= 0 else -1 - i for i, s in enumerate(samples)}
-    n_roll = max(len(rollouts), 1)
+                 token_budget: int = 1, share_prompts: bool = True) -> list[Batch]:
+    """Pad samples into micro-batches, each one group's prompt run once when its samples share one
+    (shared_prefix; share_prompts=False: consecutive samples, every row whole, the path before). norm "sequence": each rollout weighs 1/n_rollouts spread over its tokens; "constant": every
+    token weighs 1/(n_rollouts * token_budget). A rollout split into several per-turn samples counts once."""
+    key_of = [s.rollout if s.rollout >= 0 else -1 - i for i, s in enumerate(samples)]
+    n_roll = max(len(set(key_of)), 1)
     tokens_of: dict[int, int] = {}
-    for i, s in enumerate(samples):
-        key = s.rollout if s.rollout >= 0 else -1 - i
+    for key, s in zip(key_of, samples):
         tokens_of[key] = tokens_of.get(key, 0) + sum(s.mask[1:])
     batches = []
-    for start in range(0, len(samples), micro_batch):
-        chunk = samples[start:start + micro_batch]
-        L = max(len(s.ids) for s in chunk) - 1
-        inputs = np.zeros((len(chunk), L), dtype=np.int32)
+    chunks = (_chunks(samples, micro_batch) if share_prompts else
+              [list(range(k, min(k + micro_batch, len(samples)))) for k in range(0, len(samples), micro_batch)])
+    for chunk in chunks:
+        group = [samples[i] for i in chunk]
+        p = shared_prefix(group) if share_prompts else 0
+        L = max(len(s.ids) for s in group) - 1 - p
+        inputs = np.zeros((len(group), L), dtype=np.int32)
         pos, tgt, old, adv, w = [], [], [], [], []
-        for b, s in enumerate(chunk):
-            key = s.rollout if s.rollout >= 0 else -1 - (start + b)
+        for b, (i, s) in enumerate(zip(chunk, group)):
             n = len(s.ids) - 1
-            inputs[b, :n] = s.ids[:-1]
-            for t in range(n):
+            inputs[b, :n - p] = s.ids[p:-1]
+            for t in range(p, n):
                 if s.mask[t + 1]:
-                    pos.append(b * L + t)
+                    pos.append(b * L + t - p)
                     tgt.append(s.ids[t + 1])
                     old.append(s.old_logprobs[t + 1])
                     adv.append(s.advantage)
-                    w.append(1.0 / (n_roll * tokens_of[key]) if norm == "sequence" else 1.0 / (n_roll * token_budget))
+                    w.append(1.0 / (n_roll * tokens_of[key_of[i]]) if norm == "sequence"
+                             else 1.0 / (n_roll * token_budget))
         batches.append(Batch(inputs, np.asarray(pos, np.int64), np.asarray(tgt, np.int32),
                              np.asarray(old, np.float32), np.asarray(adv, np.float32), np.asarray(w, np.float32),
-                             n_tokens=len(pos)))
+                             n_tokens=len(pos), prefix=np.asarray(group[0].ids[:p], np.int32) if p else None))
     return batches
 
 
 def token_logprobs(model, batch: Batch) -> mx.array:
     """log p(target) of every sampled token under `model`, (N,), in float32."""
-    inputs = mx.array(batch.inputs)
-    flat = mx.array(batch.positions)
+    inputs, flat = batch.inputs, batch.positions
     if _inner(model) is None:
-        logits = model(inputs)
-        logits = logits.reshape(-1, logits.shape[-1])[flat]
+        if batch.prefix is not None:  # no layers to run the prefix through once: each row gets it back
+            rows, p = inputs.shape[0], len(batch.prefix)
+            inputs = np.concatenate([np.tile(batch.prefix, (rows, 1)), inputs], axis=1)
+            flat = flat + p * (flat // batch.inputs.shape[1] + 1)
+        logits = model(mx.array(inputs))
+        logits = logits.reshape(-1, logits.shape[-1])[mx.array(flat)]
     else:
-        h = hidden_states(model, inputs)
-        logits = output_logits(model, h.reshape(-1, h.shape[-1])[flat])
+        prefix = mx.array(batch.prefix)[None] if batch.prefix is not None else None
+        h = hidden_states(model, mx.array(inputs), prefix=prefix)
+        logits = output_logits(model, h.reshape(-1, h.shape[-1])[mx.array(flat)])
     return -cross_entropy(logits, mx.array(batch.targets))
 
 
