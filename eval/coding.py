@@ -11,8 +11,9 @@ several samples of one task run in lockstep, batched on the MLX and llama.cpp ba
 batch so the samples differ); `nanoagent.tasks.evaluate` applies the final diff to a clean copy and runs the
 task's tests. Reported: resolved rate (share of all runs that succeed,
 with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), the valid-call
-rate (mean over runs of the share of turns that are a schema-valid call of an offered tool, GRPO's `valid_calls`
-reward), mean turns, mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns,
+rate (mean over runs of the share of turns that are a schema-valid call of an offered tool: GRPO's `valid_calls`
+reward, except that GRPO scores a run that ended in a backend error, a timeout or an interruption 0, where this
+counts the turns it made), mean turns, mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns,
 valid-call turns, tokens, the outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).
 
 Left out: saving whole trajectories (pass --trajectories DIR to keep them), parallel workers.

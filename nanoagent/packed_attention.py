@@ -27,6 +27,10 @@ Measured (bench/results/train_speed_real.json, packed 4 x 1024 default-recipe ro
 105.7 tokens/s and peak memory 11.4 -> 8.9 GB against the dense mask; blocks of 128 and unblocked records were
 slower than 256 on a profiled batch. Left out: KV caches (training only; a cache falls back to
 the dense path's error), attention sinks.
+
+Rows that continue one shared prompt (a GRPO group's rollouts, train.losses.hidden_states with `prefix`) use a
+SharedPrefix cache: the prompt runs once at batch 1, and the rows' queries, in blocks, attend to its keys and
+causally to their own, so neither pass scores the hidden upper triangle.
 """
 
 from __future__ import annotations
@@ -82,6 +86,26 @@ def _dense(rows: tuple, length: int):
     return out
 
 
+class SharedPrefix:
+    """The KV cache of one prompt that every row of a batch continues: mlx-lm's layers call `update_and_fetch` as
+    they would on a generation cache. The first pass (the prompt, batch 1) keeps the layer's keys and values; the
+    next (the rows' own tokens, RoPE offset by the prompt's length) gets them broadcast to the batch ahead of its
+    own. Everything stays in the graph, so the rows' gradients reach the prompt's pass, computed once."""
+
+    def __init__(self):
+        self.offset = 0
+        self.keys = self.values = None
+
+    def update_and_fetch(self, keys, values):
+        if self.keys is None:  # the prompt
+            self.keys, self.values = keys, values
+            self.offset = keys.shape[2]
+            return keys, values
+        rows = keys.shape[0]
+        return (mx.concatenate([mx.broadcast_to(self.keys, (rows,) + self.keys.shape[1:]), keys], axis=2),
+                mx.concatenate([mx.broadcast_to(self.values, (rows,) + self.values.shape[1:]), values], axis=2))
+
+
 def on_cpu() -> bool:
     return mx.default_device() == mx.cpu
 
@@ -94,6 +118,8 @@ def _blocks(start: int, end: int, block: int):
 def attention(queries, keys, values, cache, scale: float, mask, sinks=None, block: int | None = None):
     """mlx-lm's `scaled_dot_product_attention`, with a RecordSpans mask computed record by record (module
     docstring); any other mask goes to `numpy_ops.attention` unchanged."""
+    if isinstance(cache, SharedPrefix) and mask == "causal" and sinks is None and on_cpu():
+        return _prompt_rows_attention(queries, keys, values, scale, block or BLOCK)
     if not isinstance(mask, RecordSpans):
         return numpy_ops.attention(queries, keys, values, cache, scale, mask, sinks)
     if cache is not None or sinks is not None:
@@ -117,6 +143,15 @@ def _row_attention(q, k, v, spans, scale: float, block: int):
     for start, end in spans:
         for s, e in _blocks(start, end, block):
             parts.append(numpy_ops.attention(q[:, :, s:e], k[:, :, start:e], v[:, :, start:e], None, scale, "causal"))
+    return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2)
+
+
+def _prompt_rows_attention(q, k, v, scale: float, block: int):
+    """Causal attention of L queries that follow S - L earlier keys (a shared prompt's, or none), in query blocks:
+    block [s, e) scores keys [0, S - L + e) only."""
+    before = k.shape[2] - q.shape[2]
+    parts = [numpy_ops.attention(q[:, :, s:e], k[:, :, :before + e], v[:, :, :before + e], None, scale, "causal")
+             for s, e in _blocks(0, q.shape[2], block)]
     return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2)
 
 

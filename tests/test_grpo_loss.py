@@ -238,3 +238,25 @@ def test_a_model_without_llama_layers_gets_the_prefix_back_on_every_row():
     assert batch.prefix is not None
     np.testing.assert_allclose(np.array(token_logprobs(Plain(llama), batch)), reference_logprobs(llama, samples),
                                rtol=1e-4, atol=1e-5)
+
+
+def test_groups_with_a_common_system_text_still_get_micro_batches_of_their_own():
+    rng = np.random.default_rng(16)
+    system = rng.integers(0, V, 40).tolist()  # every task's prompt opens the same way, then its own tools
+    a = group_samples(rng, 0, [3, 5, 4], prompt=system + rng.integers(0, V, 20).tolist())
+    b = group_samples(rng, 0, [6, 2, 5], first_rollout=3, prompt=system + rng.integers(0, V, 25).tolist())
+    batches = make_batches(a + b, micro_batch=4)
+    assert [(len(x.inputs), len(x.prefix)) for x in batches] == [(3, 59), (3, 64)]
+
+
+def test_the_prompt_rows_attention_in_query_blocks(monkeypatch):
+    import nanoagent.packed_attention as pa
+
+    rng = np.random.default_rng(17)
+    model = tiny_llama(V, seed=18)
+    samples = group_samples(rng, 45, [30, 12, 21])
+    (batch,) = make_batches(samples, micro_batch=4)
+    whole = np.array(token_logprobs(model, batch))
+    monkeypatch.setattr(pa, "BLOCK", 8)  # the prompt in 6 blocks, the rows in 4
+    np.testing.assert_allclose(np.array(token_logprobs(model, batch)), whole, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(whole, reference_logprobs(model, samples), rtol=1e-4, atol=1e-5)

@@ -110,6 +110,22 @@ def test_tiny_run_updates_saves_and_resumes(tmp_path, spread_rewards):
         resume_settings(load_grpo_config(mixed), mixed)
 
 
+def test_gradient_checkpointing_trains_on_whole_rows(tmp_path, spread_rewards, monkeypatch):
+    # mx.checkpoint differentiates only its array arguments: a shared prompt's cache would lose its gradient
+    import train.grpo_loss as loss_mod
+    from mlx_lm.models import llama
+
+    # mlx-lm's grad_checkpoint patches the block class for the whole process: put it back for the tests after this
+    monkeypatch.setattr(llama.TransformerBlock, "__call__", llama.TransformerBlock.__call__)
+    seen = []
+    real = loss_mod.make_batches
+    monkeypatch.setattr(loss_mod, "make_batches", lambda *a, **k: seen.append(k.get("share_prompts")) or real(*a, **k))
+    model = str(save_tiny_model(tmp_path / "tiny"))
+    for name, flag in (("ckpt", "--grad-checkpoint"), ("plain", "--no-grad-checkpoint")):
+        run(load_grpo_config(["--model", model, "--run-dir", str(tmp_path / name)] + TINY + ["--steps", "1", flag]))
+    assert seen == [False, True]
+
+
 def test_crashed_group_scores_zero_and_run_goes_on(tmp_path, monkeypatch):
     model_dir = save_tiny_model(tmp_path / "tiny")
 

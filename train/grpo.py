@@ -185,7 +185,9 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
     if samples:
         budget = max(cfg.max_turns * cfg.max_tokens_per_turn if cfg.task_mix.get("coding") else 0,
                      cfg.toolcall_max_tokens if cfg.task_mix.get("toolcall") else 0)
-        batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget)
+        # a group's prompt once per micro-batch, but whole rows under gradient checkpointing (train.losses)
+        batches = make_batches(samples, cfg.micro_batch, "sequence" if cfg.loss == "grpo" else "constant", budget,
+                               share_prompts=not cfg.grad_checkpoint)
         gap = relogprob(model, batches) if engine is not None else {}
         upd = {**update(model, apply_update, batches, cfg, ref_model), "skipped_update": False, **gap}
         if engine is not None:

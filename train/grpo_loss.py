@@ -121,16 +121,21 @@ def shared_prefix(chunk: list[Sample]) -> int:
 
 def _chunks(samples: list[Sample], micro_batch: int) -> list[list[int]]:
     """Sample indices in micro-batches of at most `micro_batch`: runs of consecutive samples that share a prompt
-    (a group's rollouts) are cut into micro-batches of their own; the other samples fill micro-batches in order."""
-    runs: list[list[int]] = []
+    (a group's rollouts) are cut into micro-batches of their own; the other samples fill micro-batches in order. A
+    run ends where the shared part gets shorter (the next group's prompt: the same system text, other tools)."""
+    runs: list[tuple[list[int], int]] = []  # (indices, the length its first two samples share)
     for i, s in enumerate(samples):
-        if runs and shared_prefix([samples[runs[-1][0]], s]):
-            runs[-1].append(i)
-        else:
-            runs.append([i])
+        if runs:
+            run, shared = runs[-1]
+            n = shared_prefix([samples[run[0]], s])
+            if n and (len(run) == 1 or n >= shared):
+                run.append(i)
+                runs[-1] = (run, shared if len(run) > 2 else n)
+                continue
+        runs.append(([i], 0))
     chunks: list[list[int]] = []
     loose: list[int] = []
-    for run in runs + [[]]:  # the empty run flushes the last loose samples
+    for run, _ in runs + [([], 0)]:  # the empty run flushes the last loose samples
         if len(run) == 1:
             loose += run
             continue

@@ -21,7 +21,7 @@ import mlx.core as mx
 import numpy as np
 
 from nanoagent.numpy_ops import logsumexp
-from nanoagent.packed_attention import RecordSpans, packed_rows
+from nanoagent.packed_attention import RecordSpans, SharedPrefix, packed_rows
 
 
 def _inner(model):
@@ -31,33 +31,13 @@ def _inner(model):
     return None
 
 
-class SharedPrefix:
-    """The KV cache of one prompt that every row of a batch continues: mlx-lm's layers call `update_and_fetch` as
-    they would on a generation cache. The first pass (over the prompt, batch 1) keeps each layer's keys and values;
-    the next pass (the rows' own tokens, positions offset by the prompt's length) attends to them, broadcast to the
-    batch, and to itself causally. Everything stays in the graph, so gradients reach the prompt's pass once for
-    the whole batch."""
-
-    def __init__(self):
-        self.offset = 0
-        self.keys = self.values = None
-
-    def update_and_fetch(self, keys, values):
-        if self.keys is None:  # the prompt
-            self.keys, self.values = keys, values
-            self.offset = keys.shape[2]
-            return keys, values
-        rows = keys.shape[0]
-        shape = (rows,) + self.keys.shape[1:]
-        return (mx.concatenate([mx.broadcast_to(self.keys, shape), keys], axis=2),
-                mx.concatenate([mx.broadcast_to(self.values, (rows,) + self.values.shape[1:]), values], axis=2))
-
-
 def hidden_states(model, inputs: mx.array, spans=None, prefix: mx.array | None = None) -> mx.array:
     """Final normed hidden states (B, L, D); `spans`: a packed batch's record spans (Batch.spans), None for plain
     causal attention over each row. Either way attention runs in query blocks that skip the hidden scores.
-    `prefix` (1, P): ids every row continues (a GRPO group's prompt); it is run once and the states returned are
-    the rows' own (B, L, D), as if each row had been prefixed with it."""
+    `prefix` (1, P): ids every row continues (a GRPO group's prompt); it is run once, its keys and values kept in
+    a SharedPrefix cache per layer, and the states returned are the rows' own (B, L, D), as if each row had been
+    prefixed with it. Not under gradient checkpointing: mx.checkpoint differentiates only its array arguments, so
+    the gradient through the cache would be lost (train.grpo batches whole rows then)."""
     inner = _inner(model)
     if inner is None:
         raise TypeError(f"{type(model).__name__} has no model.embed_tokens/layers/norm; cannot get hidden states")
@@ -69,7 +49,7 @@ def hidden_states(model, inputs: mx.array, spans=None, prefix: mx.array | None =
             for h_in in (inner.embed_tokens(prefix), inner.embed_tokens(inputs)):
                 h = h_in
                 for layer, cache in zip(inner.layers, caches):
-                    h = layer(h, "causal", cache)  # mlx-lm's "causal": the last L queries over all the keys
+                    h = layer(h, "causal", cache)  # query blocks over the prompt's keys and their own
         return inner.norm(h)
     h = inner.embed_tokens(inputs)
     mask = RecordSpans(spans) if spans is not None else RecordSpans.whole_rows(*inputs.shape[:2])
