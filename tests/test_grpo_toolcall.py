@@ -57,6 +57,10 @@ CASES = [
     ("tc-weather", "It is sunny in Paris.", ZERO),  # text where a call is expected
     ("tc-weather", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}\n</tool_call>', ZERO),  # JSON
     ("tc-weather", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}', ZERO),  # unclosed
+    ("tc-weather", call("get_weather", city="Paris", unit="celsius").replace("\n{", "\n {"),
+     (0, 1, 1, 1, 1, 1)),  # parses and is right, but not the way calls are written: no format credit
+    ("tc-weather", "I can't do that.\n" + call("get_weather", city="Paris", unit="celsius"),
+     (0, 1, 1, 1, 1, 1)),  # a sentence before the call
     ("tc-timer", call("set_timer", seconds=150), RIGHT),
     ("tc-timer", call("set_timer", seconds=150.0), (1, 1, 1, 0, 1, 0)),  # eval's types: a float is no integer
     ("tc-timer", call("set_timer", seconds="150"), (1, 1, 1, 0, 1, 0)),  # a string is not the number

@@ -7,7 +7,11 @@ A task is anything with eval's item fields (nanoagent.suites.EvalItem): `tools`,
 one `{name: {argument: [allowed values]}}` per expected call, `[]` when no call is right), `functions` and `expect`
 ("calls" or "no_call"). The parts, each in [0, 1]:
 
-    format      the reply parses with nanoagent.toolcall.parse (well-formed <tool_call> JSON) and holds a call
+    format      the reply parses with nanoagent.toolcall.parse (well-formed <tool_call> JSON), holds a call, and is
+                written as the training data writes calls: nothing but its <tool_call> blocks, each exactly
+                nanoagent.toolcall.format_tool_call of what it parsed to. The parser forgives a space before the
+                brace or a sentence before the call; left unpaid, such spellings drift in under GRPO (a real run
+                went from 0 to 55% `<tool_call>\n {`, and its calls got worse: train/results/grpo-quality-cpu)
     tool_name   share of the expected calls whose tool name was called (each call counts for one expected call)
     arg_names   per expected call matched by name, the overlap of argument names: hits / (hits + missing + extra),
                 Jaccard when every argument is required (an optional argument left out is no miss); 0 unmatched
@@ -31,7 +35,7 @@ from __future__ import annotations
 from nanoagent.checker import OMITTABLE, spec_index, type_matches, value_matches
 from nanoagent.scoring import score_reply
 from nanoagent.tasks.rewards import check_weights as _check_weights
-from nanoagent.toolcall import ToolCallError, parse
+from nanoagent.toolcall import ToolCallError, format_tool_call, parse
 
 PARTS = ("format", "tool_name", "arg_names", "arg_values", "call_count", "correct")
 
@@ -43,6 +47,18 @@ def read_calls(text: str) -> list[dict] | None:
     except ToolCallError:
         return None
     return [c["function"] for c in reply.tool_calls]
+
+
+def canonical(text: str, calls: list[dict]) -> bool:
+    """Whether `text` is just these calls' blocks as format_tool_call writes them (whitespace between blocks
+    allowed)."""
+    rest = text.strip()
+    for c in calls:
+        block = format_tool_call(c.get("name", ""), c.get("arguments") or {})
+        if not rest.startswith(block):
+            return False
+        rest = rest[len(block):].lstrip()
+    return rest == ""
 
 
 def no_call_expected(task) -> bool:
@@ -99,7 +115,7 @@ def reply_parts(text: str | None, task) -> dict[str, float]:
     answers = task.answers
     matched = match_calls(answers, calls, spec_index(getattr(task, "functions", None) or task.tools))
     n = len(answers)
-    return {"format": 1.0, "tool_name": len(matched) / n, "arg_names": sum(m[2] for m in matched) / n,
+    return {"format": 1.0 if canonical(text, calls) else 0.0, "tool_name": len(matched) / n, "arg_names": sum(m[2] for m in matched) / n,
             "arg_values": sum(m[3] for m in matched) / n, "call_count": 1.0 if len(calls) == n else 0.0,
             "correct": correct}
 
