@@ -118,7 +118,7 @@ def _blocks(start: int, end: int, block: int):
 def attention(queries, keys, values, cache, scale: float, mask, sinks=None, block: int | None = None):
     """mlx-lm's `scaled_dot_product_attention`, with a RecordSpans mask computed record by record (module
     docstring); any other mask goes to `numpy_ops.attention` unchanged."""
-    if isinstance(cache, SharedPrefix) and mask == "causal" and sinks is None and on_cpu():
+    if isinstance(cache, SharedPrefix) and isinstance(mask, str) and mask == "causal" and sinks is None and on_cpu():
         return _prompt_rows_attention(queries, keys, values, scale, block or BLOCK)
     if not isinstance(mask, RecordSpans):
         return numpy_ops.attention(queries, keys, values, cache, scale, mask, sinks)
