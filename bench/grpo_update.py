@@ -52,7 +52,7 @@ def timed_update(model, apply_update, samples, cfg, share: bool, repeats: int) -
 
     batches = make_batches(samples, cfg.micro_batch, share_prompts=share)
     logprobs = np.concatenate([np.asarray(token_logprobs(model, b)) for b in batches])
-    params = {k: v for k, v in model.trainable_parameters().items()}
+    params = model.trainable_parameters()  # arrays are immutable: these stay the starting weights
     times = []
     for _ in range(repeats):
         t = time.perf_counter()

@@ -13,8 +13,9 @@ task's tests. Reported: resolved rate (share of all runs that succeed,
 with a 95% bootstrap interval), pass@k for k = 1 and k = samples (unbiased estimator over the samples), the valid-call
 rate (mean over runs of the share of turns that are a schema-valid call of an offered tool: GRPO's `valid_calls`
 reward, except that GRPO scores a run that ended in a backend error, a timeout or an interruption 0, where this
-counts the turns it made), mean turns, mean generated tokens, exit statuses, tasks per second; per run: exit status, success, turns,
-valid-call turns, tokens, the outcome's error. One versioned JSON result file per run in eval/results/ (eval/results.py).
+counts the turns it made), mean turns, mean generated tokens, exit statuses, tasks per second; per run: exit
+status, success, turns, valid-call turns, tokens, the outcome's error. One versioned JSON result file per run in
+eval/results/ (eval/results.py).
 
 Left out: saving whole trajectories (pass --trajectories DIR to keep them), parallel workers.
 """
@@ -160,7 +161,8 @@ def main(argv=None) -> int:
     run["throughput"] = {"items": len(tasks), "seconds": round(seconds, 3), "items_per_s": metrics["tasks_per_s"]}
     path = save_run(run, cfg.out_dir, cfg.name)
     print(f"resolved {metrics['resolved_rate']:.3f} over {metrics['runs']} runs of {metrics['tasks']} tasks; "
-          f"pass@k {metrics['pass_at_k']}; valid-call rate {metrics['valid_call_rate']:.3f}; mean turns {metrics['mean_turns']:.1f}; exits {metrics['exit_statuses']}",
+          f"pass@k {metrics['pass_at_k']}; valid-call rate {metrics['valid_call_rate']:.3f}; "
+          f"mean turns {metrics['mean_turns']:.1f}; exits {metrics['exit_statuses']}",
           file=sys.stderr)
     print(path)
     return 0

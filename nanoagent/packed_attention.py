@@ -25,8 +25,8 @@ fused attention runs as before: the blocks are a CPU measure, untimed on Apple G
 
 Measured (bench/results/train_speed_real.json, packed 4 x 1024 default-recipe rows, LoRA, 2-core AMD EPYC): 67.6 ->
 105.7 tokens/s and peak memory 11.4 -> 8.9 GB against the dense mask; blocks of 128 and unblocked records were
-slower than 256 on a profiled batch. Left out: KV caches (training only; a cache falls back to
-the dense path's error), attention sinks.
+slower than 256 on a profiled batch. Left out: generation KV caches (training only: a cache with a RecordSpans
+mask is an error), attention sinks.
 
 Rows that continue one shared prompt (a GRPO group's rollouts, train.losses.hidden_states with `prefix`) use a
 SharedPrefix cache: the prompt runs once at batch 1, and the rows' queries, in blocks, attend to its keys and

@@ -148,8 +148,9 @@ def _chunks(samples: list[Sample], micro_batch: int) -> list[list[int]]:
 def make_batches(samples: list[Sample], micro_batch: int, norm: str = "sequence",
                  token_budget: int = 1, share_prompts: bool = True) -> list[Batch]:
     """Pad samples into micro-batches, each one group's prompt run once when its samples share one
-    (shared_prefix; share_prompts=False: consecutive samples, every row whole, the path before). norm "sequence": each rollout weighs 1/n_rollouts spread over its tokens; "constant": every
-    token weighs 1/(n_rollouts * token_budget). A rollout split into several per-turn samples counts once."""
+    (shared_prefix; share_prompts=False: consecutive samples, every row whole, the path before).
+    norm "sequence": each rollout weighs 1/n_rollouts spread over its tokens; "constant": every token weighs
+    1/(n_rollouts * token_budget). A rollout split into several per-turn samples counts once."""
     key_of = [s.rollout if s.rollout >= 0 else -1 - i for i, s in enumerate(samples)]
     n_roll = max(len(set(key_of)), 1)
     tokens_of: dict[int, int] = {}

@@ -115,7 +115,8 @@ def reply_parts(text: str | None, task) -> dict[str, float]:
     answers = task.answers
     matched = match_calls(answers, calls, spec_index(getattr(task, "functions", None) or task.tools))
     n = len(answers)
-    return {"format": 1.0 if canonical(text, calls) else 0.0, "tool_name": len(matched) / n, "arg_names": sum(m[2] for m in matched) / n,
+    return {"format": 1.0 if canonical(text, calls) else 0.0, "tool_name": len(matched) / n,
+            "arg_names": sum(m[2] for m in matched) / n,
             "arg_values": sum(m[3] for m in matched) / n, "call_count": 1.0 if len(calls) == n else 0.0,
             "correct": correct}
 
