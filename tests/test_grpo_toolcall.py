@@ -1,5 +1,6 @@
 """GRPO's tool-call family: reward parts on hand-made replies, task loading and its schema check, the task mix in the
-config and in each step's picks, one group through a fake backend, and a tiny two-family `train.grpo` run.
+config and in each step's picks, one group through a fake backend, validation on held-out tasks, and tiny `train.grpo`
+runs (two families; validation choosing the final model).
 
 Run: .venv/bin/python -m pytest -q tests/test_grpo_toolcall.py
 """
@@ -26,7 +27,7 @@ from train.config import ConfigError
 from train.grpo import main, pick_groups, run
 from train.grpo_config import load_grpo_config
 from train.grpo_loss import completion_sample
-from train.grpo_toolcall import load_toolcall_tasks, toolcall_group
+from train.grpo_toolcall import hold_out, load_toolcall_tasks, toolcall_group, validate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "toolcall_tasks.jsonl"
 
@@ -333,3 +334,93 @@ def test_tiny_run_trains_on_both_families(tmp_path, monkeypatch):
     assert any(r["coding_groups"] for r in rows) and any(r["toolcall_groups"] for r in rows)
     saved = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
     assert saved["task_mix"] == mix and saved["extra"]["training_tasks"] == sizes
+
+
+# ------------------------------------------------------------------------------------------------------ validation
+
+def test_hold_out_is_a_seeded_disjoint_sample(tasks):
+    pool = list(tasks.values()) * 5  # 20 tasks
+    train, val = hold_out(pool, 6, seed=1)
+    assert len(train) == 14 and len(val) == 6 and hold_out(pool, 6, seed=1)[1] == val
+    assert sorted(map(id, train + val)) == sorted(map(id, pool)) and hold_out(pool, 6, seed=2)[1] != val
+    assert hold_out(pool, 0, seed=1) == (pool, [])
+    with pytest.raises(TaskError, match="lower val_n"):
+        hold_out(pool, 20, seed=1)
+
+
+class FakeGreedyBackend:
+    """complete() answering each prompt from a dict keyed by the user's message (else plain text)."""
+
+    def __init__(self, answers):
+        self.answers, self.temperatures = answers, []
+
+    def complete(self, messages, tools, *, max_tokens, temperature, seed):
+        self.temperatures.append(temperature)
+        text = self.answers.get(messages[-1]["content"], "I can't help with that.")
+        return Completion(text=text, finish_reason="stop", completion_tokens=len(text))
+
+
+def test_validate_scores_calls_and_declines_apart(tasks):
+    val = [tasks["tc-weather"], tasks["tc-timer"], tasks["tc-no-call"]]
+    right = {"What's the weather in Paris, in celsius?": call("get_weather", city="Paris", unit="celsius")}
+    backend = FakeGreedyBackend(right)
+    out = validate(backend, val, cfg_for(seed=0))
+    m = out["metrics"]
+    # weather right, timer answered in prose (wrong), poem declined (right): calls 1/2, no call 1/1
+    assert (m["val_call_accuracy"], m["val_no_call_accuracy"]) == (0.5, 1.0)
+    assert m["val_score"] == pytest.approx(0.75) and m["val_accuracy"] == pytest.approx(2 / 3) and m["val_n"] == 3
+    assert backend.temperatures == [0.0] * 3 and [o["id"] for o in out["items"]] == [t.id for t in val]
+    # calling on everything does not pay: the decline is lost
+    backend = FakeGreedyBackend({**right, "Write me a two-line poem about the sea.": right[next(iter(right))]})
+    assert validate(backend, val, cfg_for(seed=0))["metrics"]["val_score"] == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("scores,best_step", [([0.5, 0.4, 0.3], 0), ([0.1, 0.2, 0.3], 2)])
+def test_validation_picks_the_final_model(tmp_path, monkeypatch, scores, best_step):
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    from nanoagent.models import load
+    from nanoagent.testing import save_tiny_model
+
+    model_dir = save_tiny_model(tmp_path / "tiny")
+    seen = []
+
+    def scripted(backend, val_tasks, cfg):  # the policy's score at each validation, in order
+        seen.append(len(val_tasks))
+        return {"metrics": {"val_score": scores[len(seen) - 1], "val_call_accuracy": 0.0,
+                            "val_no_call_accuracy": 0.0}, "items": []}
+    monkeypatch.setattr(toolcall_mod, "validate", scripted)
+    real_score = toolcall_mod.score_toolcall_group
+
+    def spread(completions, task, weights):  # a random model's replies score alike: give each group a spread
+        s = real_score(completions, task, weights)
+        s["totals"] = [t + float(i % 2) for i, t in enumerate(s["totals"])]
+        return s
+    monkeypatch.setattr(toolcall_mod, "score_toolcall_group", spread)
+    run_dir = tmp_path / "run"
+    argv = ["--model", str(model_dir), "--run-dir", str(run_dir), "--steps", "2", "--group-size", "2",
+            "--tasks-per-step", "1", "--toolcall-max-tokens", "8", "--save-every", "2", "--no-progress", "--no-plot",
+            "--inner-steps", "1", "--task-mix", "toolcall=1", "--toolcall-tasks", str(FIXTURE), "--val-n", "2",
+            "--val-every", "1", "--learning-rate", "1e-2", "--fine-tune", "full"]
+    summary = run(load_grpo_config(argv))
+    assert seen == [2, 2, 2]  # before the first step and after each
+    rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if r["kind"] == "val"] == [0, 1, 2]
+    assert sorted(p.name for p in (run_dir / "val").iterdir()) == [f"step_{i:07d}.json" for i in range(3)]
+    assert summary["best_step"] == best_step and summary["best_val_score"] == max(scores)
+    assert json.loads((run_dir / "best" / "state.json").read_text())["step"] == best_step
+    start, _ = load(str(model_dir))
+    final, _ = load(str(run_dir / "model"))
+    a, b = dict(tree_flatten(start.parameters())), dict(tree_flatten(final.parameters()))
+    same = all(mx.array_equal(a[k], b[k]).item() for k in a)
+    assert same == (best_step == 0)  # the start model back when training only made things worse
+    # the training pool lost the held-out tasks: 4 usable fixture tasks, 2 held out
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["extra"]["training_tasks"] == {"toolcall": 2}
+
+
+def test_validation_needs_the_toolcall_family():
+    with pytest.raises(ConfigError, match="no tool-call family"):
+        load_grpo_config(["--task-mix", "coding=1", "--val-n", "10"])
+    with pytest.raises(ConfigError, match="val_every"):
+        load_grpo_config(["--val-every", "0"])

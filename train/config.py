@@ -75,7 +75,6 @@ class DFTConfig(TrainingConfig):
     # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
     # saved with the model (nanoagent/call_threshold.py; serve and the GGUF export use it); 0 disables
     threshold_n: int = 150
-    keep_best: bool = True  # the final model is the step with the lowest validation cross-entropy, not the last
 
 
 def _check(cfg: DFTConfig) -> DFTConfig:

@@ -27,8 +27,12 @@ trajectories/step_NNNNNNN.jsonl (one line per rollout with its family, rewards a
 turns and diff, a tool-call rollout's reply, expected calls and eval's verdict kind), checkpoints/, eval.json
 (before/after on held-out coding tasks when --eval-n > 0), grpo.png, summary.json, model/ (fused, loadable by
 mlx_lm.load and export).
-Left out: multi-process data parallelism, rollouts on a separate inference server, a held-out tool-call evaluation
-inside the run (eval.toolcall on the result does that).
+With `val_n` > 0, that many tool-call tasks are held out of the pool (a seeded sample) and answered greedily before
+the first step, every `val_every` steps and after the last (train/grpo_toolcall.validate): a `val` line in
+metrics.jsonl, the per-item outcomes in val/step_NNNNNNN.json, and with `keep_best` the best-scoring policy's
+weights in best/, which become model/ (the start model's own score included: a run that only made things worse
+hands back its start).
+Left out: multi-process data parallelism, rollouts on a separate inference server.
 """
 
 from __future__ import annotations
@@ -211,6 +215,23 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
             "loss_tokens": int(sum(sum(s.mask) for s in samples)), "lr": float(optimizer.learning_rate), **upd}
 
 
+def validate_step(backend, model, tasks, cfg: GRPOConfig, run_dir: Path, step: int) -> dict:
+    """Score the policy on the held-out tool-call tasks, keep the per-item outcomes in val/, and with keep_best save
+    its weights to best/ when it beats the best so far; returns the metrics line (`best`: True when it did)."""
+    from train.checkpoint import best_state, save_best
+    from train.grpo_toolcall import validate
+
+    result = validate(backend, tasks, cfg)
+    info = {"step": step, **result["metrics"]}
+    write_json(Path(run_dir) / "val" / f"step_{step:07d}.json", {"step": step, **result})
+    if cfg.keep_best:
+        best = best_state(run_dir)
+        if best is None or step == 0 or info["val_score"] > best.get("val_score", float("-inf")):
+            save_best(run_dir, model, {"step": step, "val_score": info["val_score"]})  # step 0: a new run's start
+            info["best"] = True
+    return info
+
+
 def load_pools(cfg: GRPOConfig) -> dict[str, list]:
     """Each family's tasks, for the families the mix uses; TaskError for a bad or empty source, before any model."""
     from nanoagent.tasks import load_tasks
@@ -232,12 +253,16 @@ def run(cfg: GRPOConfig) -> dict:
     from nanoagent.metrics import MetricsLog
     from nanoagent.models import load, resolve_model_path
     from nanoagent.tasks import load_tasks
-    from train.checkpoint import fingerprint, load_checkpoint, save_checkpoint
+    from train.checkpoint import fingerprint, load_best, load_checkpoint, save_checkpoint
     from train.grpo_rollout import evaluate_policy
+    from train.grpo_toolcall import hold_out
     from train.trainer import build_optimizer, compiled_update
     from train.tuning import prepare, save_final
 
     pools = load_pools(cfg)  # TaskError before any model loads
+    val_tasks = []
+    if cfg.val_n:
+        pools["toolcall"], val_tasks = hold_out(pools["toolcall"], cfg.val_n, cfg.seed)
     eval_tasks = load_tasks(cfg.eval_tasks)[:cfg.eval_n] if cfg.eval_n else []
     run_dir = Path(cfg.run_dir or Path("runs") / time.strftime("grpo-%Y%m%d-%H%M%S"))
     cfg.run_dir = str(run_dir)
@@ -246,6 +271,10 @@ def run(cfg: GRPOConfig) -> dict:
     sources = {"toolcall": cfg.toolcall_tasks, "coding": cfg.tasks}
     mix = ", ".join(f"{f} {cfg.task_mix[f]:g}: {len(p)} tasks ({sources[f]})" for f, p in pools.items())
     print(f"model {spec}; task mix {mix}; run folder {run_dir}", flush=True)
+    if val_tasks:
+        kinds = sum(t.expect == "no_call" for t in val_tasks)
+        print(f"validation: {len(val_tasks)} held-out tool-call tasks ({kinds} expect no call), every "
+              f"{cfg.val_every} steps{'; the best becomes the final model' if cfg.keep_best else ''}", flush=True)
     model, tokenizer = load(spec)
     base_folder = resolve_model_path(spec)
     ref_model = None
@@ -295,7 +324,19 @@ def run(cfg: GRPOConfig) -> dict:
     metrics.resume_at(step)  # drop lines of steps a killed run did after its last checkpoint
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
+
+    def validation(at: int) -> None:
+        if engine is not None and engine.stale:
+            engine.sync(model)
+        val = validate_step(engine.backend if engine is not None else backend, model, val_tasks, cfg, run_dir, at)
+        metrics.write("val", val)
+        best = " (best so far)" if val.get("best") else ""
+        print(f"\nvalidation at step {at}: balanced accuracy {val['val_score']:.3f} (calls "
+              f"{val['val_call_accuracy'] or 0:.3f}, no call {val['val_no_call_accuracy'] or 0:.3f}){best}", flush=True)
+
     try:
+        if val_tasks and step == 0:
+            validation(0)
         while step < cfg.steps:
             info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model, engine)
             step += 1
@@ -306,6 +347,8 @@ def run(cfg: GRPOConfig) -> dict:
             shown = (("call", "reward_toolcall_correct_mean"), ("passed", "test_pass_rate"))
             bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
                             **{k: f"{info[m]:.2f}" for k, m in shown if info.get(m) is not None})
+            if val_tasks and (step % cfg.val_every == 0 or step == cfg.steps):
+                validation(step)  # before the checkpoint: a resume from it does not repeat a missed one
             if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
                 path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
                 metrics.write("checkpoint", {"step": step, "path": str(path)})
@@ -315,6 +358,11 @@ def run(cfg: GRPOConfig) -> dict:
             for f in engine.folder.glob("*.gguf*"):
                 f.unlink(missing_ok=True)
     bar.close()
+    best = load_best(run_dir, model) if val_tasks and cfg.keep_best else None
+    if best:
+        last = "the last step" if best["step"] == step else f"not those of the last, step {step}"
+        print(f"final model: the weights of step {best['step']} (best validation, balanced accuracy "
+              f"{best['val_score']:.3f}; {last})", flush=True)
     if eval_tasks:
         print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
         evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
@@ -329,6 +377,7 @@ def run(cfg: GRPOConfig) -> dict:
     summary = {"steps": step, "model": str(final), "start_model": spec, "rollout_s_this_session": round(rollout_s, 2),
                "update_s_this_session": round(update_s, 2),
                "rollout_share": rollout_s / max(rollout_s + update_s, 1e-9),
+               **({"best_step": best["step"], "best_val_score": best["val_score"]} if best else {}),
                "eval_before": {k: v for k, v in evals.get("before", {}).items() if k != "rows"} or None,
                "eval_after": {k: v for k, v in evals.get("after", {}).items() if k != "rows"} or None}
     write_json(run_dir / "summary.json", summary)

@@ -50,6 +50,12 @@ class GRPOConfig(TrainingConfig):
     #                                   missing) or JSONL files of records, comma-separated (train/grpo_toolcall.py)
     eval_tasks: str = "held-out"      # source for the before/after evaluation
     eval_n: int = 0                   # held-out tasks evaluated (greedy, one rollout each) before and after; 0: off
+    # validation: val_n tool-call tasks (a seeded sample) taken out of the tool-call pool and answered greedily
+    # before the first step, every val_every steps and after the last; with keep_best the final model is the
+    # validated policy with the best balanced accuracy (train/grpo_toolcall.validate), the start model included.
+    # 0: off. Rewards rise on the tasks a run samples while the model gets worse elsewhere (the first real run did)
+    val_n: int = 0
+    val_every: int = 10
     # rollouts
     steps: int = 20                   # rollout batches
     tasks_per_step: int = 2
@@ -107,8 +113,10 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
     if cfg.group_size < 2:
         raise ConfigError(f"config key 'group_size' is {cfg.group_size}: GRPO compares rollouts within a group, "
                           "so it needs at least 2 (use 4-8)")
-    if cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0:
-        raise ConfigError("clip_eps must be positive; beta, temperature and eval_n at least 0")
+    if cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0 or cfg.val_n < 0:
+        raise ConfigError("clip_eps must be positive; beta, temperature, eval_n and val_n at least 0")
+    if cfg.val_every <= 0:
+        raise ConfigError(f"config key 'val_every' must be positive, got {cfg.val_every}")
     checks = {"rewards": check_weights, "toolcall_rewards": toolcall_rewards.check_weights,
               "task_mix": lambda w: check_weights(w, FAMILIES, "task family", negative=False)}
     for key, check_one in checks.items():
@@ -116,6 +124,9 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
             setattr(cfg, key, check_one(getattr(cfg, key)))
         except ValueError as e:
             raise ConfigError(f"config key {key!r}: {e}") from None
+    if cfg.val_n and not cfg.task_mix.get("toolcall"):
+        raise ConfigError(f"config key 'val_n' is {cfg.val_n}, but the task mix has no tool-call family to hold "
+                          "validation tasks out of: give task_mix toolcall a weight, or val_n 0")
     return cfg
 
 
@@ -133,7 +144,7 @@ def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
 
 
 # What may change when a run resumes: how long it runs and how it reports, not what or how it trains.
-RESUME_SAFE = {"steps", "save_every", "keep_checkpoints", "eval_n", "progress", "plot", "save_trajectories",
+RESUME_SAFE = {"steps", "save_every", "keep_checkpoints", "eval_n", "val_every", "keep_best", "progress", "plot", "save_trajectories",
                "resume", "force_config", "run_dir", "fuse", "rollout_engine", "engine_gguf_type"}
 
 

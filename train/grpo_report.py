@@ -36,6 +36,10 @@ def plot(metrics_path: Path, out: Path) -> None:
                        ("valid_call_rate", "coding valid-call rate"), ("test_pass_rate", "coding test pass rate")):
         if key in keys:
             ax[0, 1].plot(x, ys(key), label=label, marker=".")
+    val = read_metrics(metrics_path, "val")
+    if val:
+        ax[0, 1].plot([r["step"] for r in val], [r["val_score"] for r in val], label="validation (balanced)",
+                      marker="o", color="k")
     ax[0, 1].legend(); ax[0, 1].set_ylim(-0.05, 1.05); ax[0, 1].set_title("rates")
     ax[1, 0].plot(x, ys("zero_adv_share"), label="zero-advantage groups")
     for k in (k for k in keys if k.endswith("_zero_adv_share") and k != "zero_adv_share"):

@@ -4,6 +4,8 @@
     completions, error = rollout_toolcall_group(backend, tasks[0], cfg, seed)
     scored = score_toolcall_group(completions, tasks[0], cfg.toolcall_rewards)
     group = toolcall_group(backend, tasks[0], cfg, seed)   # all of it, as a train.grpo_rollout.Group
+    train, val = hold_out(tasks, 100, seed=0)              # a seeded validation sample, out of the pool
+    result = validate(backend, val, cfg)                   # greedy replies scored as eval scores them
 
 A task is an eval item (nanoagent.suites.EvalItem), made from a canonical record by the same conversion the `valid` eval
 suite uses: the messages before the record's first assistant turn, the tools it offered, and that turn's calls as
@@ -20,6 +22,10 @@ before any model loads.
 The rollout renders the prompt as eval does (the backend's render_prompt of messages and tools) and samples the
 group in one batch with the MLX backend's complete_batch, which keeps the exact sampled ids and raw log-probs; each
 reply becomes one loss sample (train.grpo_loss.completion_sample). Rewards: nanoagent.tasks.toolcall_rewards.
+
+Validation (`val_n`) answers held-out tasks greedily, one reply each, and scores them with eval's checker
+(nanoagent.scoring.run_suite). Its score is the balanced accuracy: the mean of the accuracy on tasks that expect
+calls and on tasks that expect none, so a policy cannot climb it by calling on everything (or on nothing).
 
 Left out: multi-turn tool-call tasks (tool results fed back to the model), constrained decoding during rollouts.
 """
@@ -117,6 +123,37 @@ def load_toolcall_tasks(source: str = "valid") -> list[EvalItem]:
     if not tasks:
         raise TaskError("tool-call task source", f"{source!r} names no file: give {SOURCE_HELP}")
     return tasks
+
+
+def hold_out(tasks: list[EvalItem], n: int, seed: int) -> tuple[list[EvalItem], list[EvalItem]]:
+    """(training tasks, n validation tasks): a seeded random sample leaves the pool; TaskError when too few remain."""
+    import random
+
+    if n <= 0:
+        return tasks, []
+    if n > len(tasks) - 1:
+        raise TaskError("tool-call validation (val_n)", f"{n} held-out tasks leave none of the {len(tasks)} tool-call "
+                        "tasks to train on: lower val_n or give more tasks (--toolcall-tasks)")
+    picked = set(random.Random(seed).sample(range(len(tasks)), n))
+    return [t for i, t in enumerate(tasks) if i not in picked], [tasks[i] for i in sorted(picked)]
+
+
+def validate(backend, tasks: list[EvalItem], cfg) -> dict:
+    """Greedy replies to the held-out tasks, scored by eval's checker: {"metrics": {val_score (balanced accuracy),
+    val_accuracy, val_call_accuracy, val_no_call_accuracy, val_valid_rate, val_seconds, val_n}, "items": [...]}."""
+    from nanoagent.scoring import run_suite
+    from nanoagent.stats import mean
+
+    result = run_suite(backend, tasks, max_tokens=cfg.toolcall_max_tokens, temperature=0.0, seed=cfg.seed)
+    items = result["items"]
+    call_acc = mean(o["correct"] for o in items if o["expect"] != "no_call")
+    no_call_acc = mean(o["correct"] for o in items if o["expect"] == "no_call")
+    m = result["metrics"]
+    return {"metrics": {"val_score": mean(x for x in (call_acc, no_call_acc) if x is not None),
+                        "val_accuracy": m["accuracy"], "val_call_accuracy": call_acc,
+                        "val_no_call_accuracy": no_call_acc, "val_valid_rate": m["valid_rate"],
+                        "val_seconds": m["seconds"], "val_n": len(items)},
+            "items": items}
 
 
 def rollout_toolcall_group(backend, task: EvalItem, cfg, seed: int, n: int | None = None, greedy: bool = False):

@@ -60,6 +60,9 @@ class TrainingConfig:
     keep_checkpoints: int = 2
     resume: bool = True  # continue from the run folder's last checkpoint if there is one (its config.yaml too)
     force_config: bool = False  # on resume, let the settings given now replace the run's own (see resumed_config)
+    # the final model is the validated step that scored best, not the last (train.dft: the lowest validation
+    # cross-entropy; train.grpo: the best greedy accuracy on held-out tool-call tasks, when val_n > 0)
+    keep_best: bool = True
     fuse: bool = True  # fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights
     progress: bool = True
     plot: bool = True
