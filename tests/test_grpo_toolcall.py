@@ -339,11 +339,17 @@ def test_tiny_run_trains_on_both_families(tmp_path, monkeypatch):
 # ------------------------------------------------------------------------------------------------------ validation
 
 def test_hold_out_is_a_seeded_disjoint_sample(tasks):
-    pool = list(tasks.values()) * 5  # 20 tasks
+    base = list(tasks.values())
+    pool = [EvalItem(**{**vars(t), "id": f"{t.id}-{i}", "messages": t.messages[:-1] + [
+        {"role": "user", "content": f"{t.messages[-1]['content']} ({i})"}]}) for i in range(5) for t in base]
     train, val = hold_out(pool, 6, seed=1)
     assert len(train) == 14 and len(val) == 6 and hold_out(pool, 6, seed=1)[1] == val
     assert sorted(map(id, train + val)) == sorted(map(id, pool)) and hold_out(pool, 6, seed=2)[1] != val
     assert hold_out(pool, 0, seed=1) == (pool, [])
+    # copies of a held-out task (same messages and tools) leave the training pool with it
+    twins = [tasks["tc-weather"], EvalItem(**{**vars(tasks["tc-weather"]), "id": "twin"}), tasks["tc-timer"]]
+    train, val = hold_out(twins, 1, seed=0)
+    assert (len(train), len(val)) in ((1, 1), (2, 1)) and all(t.messages != val[0].messages for t in train)
     with pytest.raises(TaskError, match="lower val_n"):
         hold_out(pool, 20, seed=1)
 
@@ -375,18 +381,11 @@ def test_validate_scores_calls_and_declines_apart(tasks):
     assert validate(backend, val, cfg_for(seed=0))["metrics"]["val_score"] == pytest.approx(0.25)
 
 
-@pytest.mark.parametrize("scores,best_step", [([0.5, 0.4, 0.3], 0), ([0.1, 0.2, 0.3], 2)])
-def test_validation_picks_the_final_model(tmp_path, monkeypatch, scores, best_step):
-    import mlx.core as mx
-    from mlx.utils import tree_flatten
-
-    from nanoagent.models import load
-    from nanoagent.testing import save_tiny_model
-
-    model_dir = save_tiny_model(tmp_path / "tiny")
+def scripted_validation(monkeypatch, scores):
+    """validate() replaced by the given scores in order; returns the list of task counts it was called with."""
     seen = []
 
-    def scripted(backend, val_tasks, cfg):  # the policy's score at each validation, in order
+    def scripted(backend, val_tasks, cfg):
         seen.append(len(val_tasks))
         return {"metrics": {"val_score": scores[len(seen) - 1], "val_call_accuracy": 0.0,
                             "val_no_call_accuracy": 0.0}, "items": []}
@@ -398,25 +397,100 @@ def test_validation_picks_the_final_model(tmp_path, monkeypatch, scores, best_st
         s["totals"] = [t + float(i % 2) for i, t in enumerate(s["totals"])]
         return s
     monkeypatch.setattr(toolcall_mod, "score_toolcall_group", spread)
-    run_dir = tmp_path / "run"
-    argv = ["--model", str(model_dir), "--run-dir", str(run_dir), "--steps", "2", "--group-size", "2",
-            "--tasks-per-step", "1", "--toolcall-max-tokens", "8", "--save-every", "2", "--no-progress", "--no-plot",
+    return seen
+
+
+def val_argv(model_dir, run_dir, steps=2):
+    return ["--model", str(model_dir), "--run-dir", str(run_dir), "--steps", str(steps), "--group-size", "2",
+            "--tasks-per-step", "1", "--toolcall-max-tokens", "8", "--save-every", "1", "--no-progress", "--no-plot",
             "--inner-steps", "1", "--task-mix", "toolcall=1", "--toolcall-tasks", str(FIXTURE), "--val-n", "2",
-            "--val-every", "1", "--learning-rate", "1e-2", "--fine-tune", "full"]
-    summary = run(load_grpo_config(argv))
+            "--val-every", "1", "--learning-rate", "1e-2", "--fine-tune", "full", "--keep-checkpoints", "3"]
+
+
+def weights(folder):
+    from mlx.utils import tree_flatten
+
+    from nanoagent.models import load
+    return dict(tree_flatten(load(str(folder))[0].parameters()))
+
+
+def same(a, b):
+    import mlx.core as mx
+    return set(a) == set(b) and all(mx.array_equal(a[k], b[k]).item() for k in a)
+
+
+@pytest.mark.parametrize("scores,best_step", [([0.5, 0.4, 0.3], 0), ([0.1, 0.5, 0.3], 1), ([0.1, 0.2, 0.3], 2)])
+def test_validation_picks_the_final_model(tmp_path, monkeypatch, scores, best_step):
+    import mlx.core as mx
+
+    from nanoagent.testing import save_tiny_model
+
+    model_dir = save_tiny_model(tmp_path / "tiny")
+    seen = scripted_validation(monkeypatch, scores)
+    run_dir = tmp_path / "run"
+    summary = run(load_grpo_config(val_argv(model_dir, run_dir)))
     assert seen == [2, 2, 2]  # before the first step and after each
     rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows if r["kind"] == "val"] == [0, 1, 2]
     assert sorted(p.name for p in (run_dir / "val").iterdir()) == [f"step_{i:07d}.json" for i in range(3)]
     assert summary["best_step"] == best_step and summary["best_val_score"] == max(scores)
     assert json.loads((run_dir / "best" / "state.json").read_text())["step"] == best_step
-    start, _ = load(str(model_dir))
-    final, _ = load(str(run_dir / "model"))
-    a, b = dict(tree_flatten(start.parameters())), dict(tree_flatten(final.parameters()))
-    same = all(mx.array_equal(a[k], b[k]).item() for k in a)
-    assert same == (best_step == 0)  # the start model back when training only made things worse
+    final, start = weights(run_dir / "model"), weights(model_dir)
+    assert same(final, start) == (best_step == 0)  # the start model back when training only made things worse
+    best = mx.load(str(run_dir / "best" / "trainable.safetensors"))  # full fine-tuning: every weight
+    assert same({k: final[k] for k in best}, best)
+    last = mx.load(str(next((run_dir / "checkpoints").glob("step_0000002*")) / "trainable.safetensors"))
+    assert same({k: final[k] for k in last if k in final}, {k: last[k] for k in last if k in final}) == \
+        (best_step == 2)
     # the training pool lost the held-out tasks: 4 usable fixture tasks, 2 held out
     assert yaml.safe_load((run_dir / "config.yaml").read_text())["extra"]["training_tasks"] == {"toolcall": 2}
+
+
+def test_validation_resumes(tmp_path, monkeypatch):
+    from nanoagent.testing import save_tiny_model
+
+    model_dir = save_tiny_model(tmp_path / "tiny")
+    run_dir = tmp_path / "run"
+    seen = scripted_validation(monkeypatch, [0.1, 0.5, 0.3, 0.2, 0.6, 0.1, 0.1])
+    run(load_grpo_config(val_argv(model_dir, run_dir, steps=1)))
+    assert len(seen) == 2  # steps 0 and 1
+    summary = run(load_grpo_config(val_argv(model_dir, run_dir, steps=2)))
+    assert len(seen) == 3 and summary["best_step"] == 1  # the resume does not score the start again
+    # best weights from after the checkpoint a run resumes from belong to undone training: dropped, step revalidated
+    state = json.loads((run_dir / "best" / "state.json").read_text())
+    (run_dir / "best" / "state.json").write_text(json.dumps({**state, "step": 7, "val_score": 0.9}))
+    summary = run(load_grpo_config(val_argv(model_dir, run_dir, steps=3)))
+    assert len(seen) == 5 and summary["best_step"] == 3 and summary["best_val_score"] == 0.6
+    rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if r["kind"] == "val"] == [0, 1, 2, 3]
+    # a new run in the same folder starts its record afresh
+    run(load_grpo_config(val_argv(model_dir, run_dir, steps=1) + ["--no-resume"]))
+    rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if r["kind"] == "val"] == [0, 1]
+
+
+def test_validation_scores_the_current_policy(tmp_path):
+    """After the weights change, the run's MLX backend answers as a fresh one does: no cache of an older policy's keys
+    and values is reused between requests (their prompts share the tools preamble)."""
+    import mlx.core as mx
+
+    from nanoagent.agent.backends.mlx_backend import MLXBackend
+    from nanoagent.models import load
+    from nanoagent.testing import save_tiny_model
+    from train.grpo import policy_backend
+
+    model, tok = load(str(save_tiny_model(tmp_path / "a", seed=0)))
+    cfg = load_grpo_config(["--toolcall-max-tokens", "6"])
+    tasks = load_toolcall_tasks(str(FIXTURE))
+    backend = policy_backend(model, tok, cfg, "tiny")
+
+    def answers(b):  # validation's requests, one after another: the log-probs of the greedy replies
+        return [[round(x, 4) for x in b.complete(t.messages, t.tools, max_tokens=6, temperature=0.0, seed=0).logprobs]
+                for t in tasks]
+    before = answers(backend)
+    model.load_weights(list(mx.load(str(save_tiny_model(tmp_path / "b", seed=3) / "model.safetensors")).items()))
+    after = answers(backend)
+    assert after == answers(MLXBackend(model, tok, reuse_prompt_cache=False)) and after != before
 
 
 def test_validation_needs_the_toolcall_family():

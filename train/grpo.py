@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -215,6 +216,14 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
             "loss_tokens": int(sum(sum(s.mask) for s in samples)), "lr": float(optimizer.learning_rate), **upd}
 
 
+def policy_backend(model, tokenizer, cfg: GRPOConfig, spec: str):
+    """The MLX backend over the trained model. It keeps no prompt cache between requests: the weights change under
+    it, and a kept cache would hold an older policy's keys and values (complete_batch builds fresh ones anyway)."""
+    from nanoagent.agent.backends.mlx_backend import MLXBackend
+
+    return MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}", reuse_prompt_cache=False)
+
+
 def validate_step(backend, model, tasks, cfg: GRPOConfig, run_dir: Path, step: int) -> dict:
     """Score the policy on the held-out tool-call tasks, keep the per-item outcomes in val/, and with keep_best save
     its weights to best/ when it beats the best so far; returns the metrics line (`best`: True when it did)."""
@@ -230,6 +239,29 @@ def validate_step(backend, model, tasks, cfg: GRPOConfig, run_dir: Path, step: i
             save_best(run_dir, model, {"step": step, "val_score": info["val_score"]})  # step 0: a new run's start
             info["best"] = True
     return info
+
+
+def reset_validation(run_dir: Path, metrics_path: Path, step: int) -> bool:
+    """Before the first step of this session: a new run (step 0) drops an earlier run's best/ and val/; a resumed one
+    drops best weights saved after the checkpoint it resumes from (that training is undone), with the validation
+    line of the resumed step. Returns True when that step must be validated again."""
+    from nanoagent.atomic import write_text
+    from nanoagent.metrics import read_metrics
+    from train.checkpoint import best_state
+
+    if step == 0:
+        for old in ("best", "val"):
+            shutil.rmtree(run_dir / old, ignore_errors=True)
+        return False
+    best = best_state(run_dir) or {}
+    if best.get("step", 0) <= step:
+        return False
+    print(f"the best weights in {run_dir / 'best'} are from step {best['step']}, after the checkpoint this run "
+          f"resumes from (step {step}): they are dropped, and step {step} is validated again", flush=True)
+    shutil.rmtree(run_dir / "best")
+    kept = [r for r in read_metrics(metrics_path) if not (r.get("kind") == "val" and r.get("step") == step)]
+    write_text(metrics_path, "".join(json.dumps(r) + "\n" for r in kept))
+    return True
 
 
 def load_pools(cfg: GRPOConfig) -> dict[str, list]:
@@ -249,7 +281,6 @@ def run(cfg: GRPOConfig) -> dict:
     import mlx.core as mx
     from tqdm import tqdm
 
-    from nanoagent.agent.backends.mlx_backend import MLXBackend
     from nanoagent.metrics import MetricsLog
     from nanoagent.models import load, resolve_model_path
     from nanoagent.tasks import load_tasks
@@ -281,7 +312,7 @@ def run(cfg: GRPOConfig) -> dict:
     if cfg.beta > 0:
         ref_model, _ = load(spec)
         ref_model.freeze()
-    backend = MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}")
+    backend = policy_backend(model, tokenizer, cfg, spec)
     eval_path = run_dir / "eval.json"
     try:
         evals = json.loads(eval_path.read_text()) if eval_path.exists() else {}
@@ -321,22 +352,27 @@ def run(cfg: GRPOConfig) -> dict:
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_config(cfg, run_dir)
     metrics = MetricsLog(run_dir / "metrics.jsonl")
-    metrics.resume_at(step)  # drop lines of steps a killed run did after its last checkpoint
+    metrics.resume_at(step if step else -1)  # drop lines of steps a killed run did after its last checkpoint
+    revalidate = reset_validation(run_dir, metrics.path, step) and bool(val_tasks)
     bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
     rollout_s = update_s = 0.0
 
     def validation(at: int) -> None:
         if engine is not None and engine.stale:
             engine.sync(model)
-        val = validate_step(engine.backend if engine is not None else backend, model, val_tasks, cfg, run_dir, at)
+        model.eval()  # no LoRA dropout in greedy answers
+        try:
+            val = validate_step(engine.backend if engine is not None else backend, model, val_tasks, cfg, run_dir, at)
+        finally:
+            model.train()
         metrics.write("val", val)
         best = " (best so far)" if val.get("best") else ""
         print(f"\nvalidation at step {at}: balanced accuracy {val['val_score']:.3f} (calls "
               f"{val['val_call_accuracy'] or 0:.3f}, no call {val['val_no_call_accuracy'] or 0:.3f}){best}", flush=True)
 
     try:
-        if val_tasks and step == 0:
-            validation(0)
+        if val_tasks and (step == 0 or revalidate):
+            validation(step)
         while step < cfg.steps:
             info = train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model, engine)
             step += 1

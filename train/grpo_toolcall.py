@@ -126,7 +126,8 @@ def load_toolcall_tasks(source: str = "valid") -> list[EvalItem]:
 
 
 def hold_out(tasks: list[EvalItem], n: int, seed: int) -> tuple[list[EvalItem], list[EvalItem]]:
-    """(training tasks, n validation tasks): a seeded random sample leaves the pool; TaskError when too few remain."""
+    """(training tasks, n validation tasks): a seeded random sample leaves the pool, and so does every copy of a
+    held-out task (same messages and tools) so none is trained on; TaskError when too few remain."""
     import random
 
     if n <= 0:
@@ -134,8 +135,17 @@ def hold_out(tasks: list[EvalItem], n: int, seed: int) -> tuple[list[EvalItem], 
     if n > len(tasks) - 1:
         raise TaskError("tool-call validation (val_n)", f"{n} held-out tasks leave none of the {len(tasks)} tool-call "
                         "tasks to train on: lower val_n or give more tasks (--toolcall-tasks)")
-    picked = set(random.Random(seed).sample(range(len(tasks)), n))
-    return [t for i, t in enumerate(tasks) if i not in picked], [tasks[i] for i in sorted(picked)]
+
+    def key(t):
+        return json.dumps([t.messages, t.tools], sort_keys=True, ensure_ascii=False)
+
+    picked = sorted(random.Random(seed).sample(range(len(tasks)), n))
+    held = {key(tasks[i]) for i in picked}
+    train = [t for t in tasks if key(t) not in held]
+    if not train:
+        raise TaskError("tool-call validation (val_n)", f"the {n} held-out tasks and their copies are all of the "
+                        f"{len(tasks)} tool-call tasks: lower val_n or give more tasks (--toolcall-tasks)")
+    return train, [tasks[i] for i in picked]
 
 
 def validate(backend, tasks: list[EvalItem], cfg) -> dict:
