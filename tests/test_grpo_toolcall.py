@@ -225,6 +225,29 @@ def test_pick_groups_is_a_pure_function_of_seed_and_step():
         random.Random(5).sample(pools["coding"], 2)
 
 
+def test_no_call_share_sets_the_share_of_declining_tasks(tasks):
+    calls = [EvalItem(**{**vars(tasks["tc-weather"]), "id": f"c{i}"}) for i in range(40)]
+    none = [EvalItem(**{**vars(tasks["tc-no-call"]), "id": f"n{i}"}) for i in range(10)]
+    pools = {"toolcall": calls + none, "coding": [f"c{i}" for i in range(10)]}
+    mix = {"toolcall": 0.8, "coding": 0.2}
+
+    def share(no_call_share, steps=300):
+        picks = [p for s in range(steps) for p in pick_groups(pools, mix, 3, 0, s, no_call_share)]
+        tc = [t for f, t in picks if f == "toolcall"]
+        assert len({t.id for t in tc}) > 1 and all(t in pools["toolcall"] for t in tc)
+        return sum(t.expect == "no_call" for t in tc) / len(tc)
+    assert 0.13 < share(None) < 0.27  # as the pool has them: 10 of 50
+    assert 0.44 < share(0.5) < 0.56 and share(0.0) == 0.0 and share(1.0) == 1.0
+    # the families' counts do not depend on the share, and a step is still a pure function of seed and step
+    for s in range(50):
+        with_share = pick_groups(pools, mix, 3, 0, s, 0.5)
+        assert with_share == pick_groups(pools, mix, 3, 0, s, 0.5)
+        assert Counter(f for f, _ in with_share) == Counter(f for f, _ in pick_groups(pools, mix, 3, 0, s))
+    with pytest.raises(ConfigError, match="no_call_share"):
+        load_grpo_config(["--no-call-share", "1.5"])
+    assert load_grpo_config(["--no-call-share", "0.4"]).no_call_share == 0.4
+
+
 # ------------------------------------------------------------------------------------------------------ one group
 
 class FakeBatchBackend:

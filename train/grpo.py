@@ -79,10 +79,12 @@ def resolve_model_spec(cfg: GRPOConfig) -> str:
     return str(newest) if newest else "embedded"
 
 
-def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int, step: int) -> list[tuple]:
+def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int, step: int,
+                no_call_share: float | None = None) -> list[tuple]:
     """`k` (family, task) pairs for one step: each slot's family drawn by the `mix` weights (families without tasks
     left out), then distinct tasks within each family. A pure function of (seed, step), so a resumed run continues
-    the same stream; with a single family it draws exactly what the coding-only trainer drew."""
+    the same stream; with a single family it draws exactly what the coding-only trainer drew. With `no_call_share`,
+    each tool-call slot is a task that expects no call with that probability (else one that expects calls)."""
     rng = random.Random(seed * 1_000_003 + step)
     names = [f for f, w in mix.items() if w > 0 and pools.get(f)]
     if len(names) == 1:
@@ -90,7 +92,18 @@ def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int
     else:
         drawn = rng.choices(names, weights=[mix[f] for f in names], k=k)
         counts = {f: drawn.count(f) for f in names}
-    return [(f, task) for f in names if counts[f] for task in rng.sample(pools[f], min(counts[f], len(pools[f])))]
+    subsets = {f: [pools[f]] for f in names}
+    if no_call_share is not None and counts.get("toolcall"):
+        none = [t for t in pools["toolcall"] if t.expect == "no_call"]
+        calls = [t for t in pools["toolcall"] if t.expect != "no_call"]
+        n_none = sum(rng.random() < no_call_share for _ in range(counts["toolcall"])) if none and calls else 0
+        subsets["toolcall"] = [none] * bool(n_none) + [calls or none]
+        counts["toolcall"] = [n_none] * bool(n_none) + [counts["toolcall"] - n_none]
+    out = []
+    for f in names:
+        for pool, n in zip(subsets[f], counts[f] if isinstance(counts[f], list) else [counts[f]]):
+            out += [(f, task) for task in rng.sample(pool, min(n, len(pool)))] if n else []
+    return out
 
 
 def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
@@ -141,6 +154,8 @@ def family_metrics(groups, cfg) -> dict:
         gs = [g for g in groups if g.family == family]
         totals = [x for g in gs for x in g.totals]
         out[f"{family}_groups"] = len(gs)
+        if family == "toolcall":
+            out["toolcall_no_call_groups"] = sum(g.no_call for g in gs)
         out[f"{family}_zero_adv_share"] = sum(g.zero for g in gs) / len(gs) if gs else None
         out[f"reward_{family}_mean"] = mean(totals)
         for part in names[family]:
@@ -173,7 +188,8 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
         backend = engine.backend
     t0 = time.perf_counter()
     groups = []
-    for gi, (family, task) in enumerate(pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step)):
+    for gi, (family, task) in enumerate(pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step,
+                                                                 cfg.no_call_share)):
         run_group = coding_group if family == "coding" else toolcall_group
         groups.append(run_group(backend, task, cfg, seed=cfg.seed * 1_000_003 + step * 101 + gi,
                                 first_rollout=sum(len(g.records) for g in groups)))

@@ -45,6 +45,9 @@ class GRPOConfig(TrainingConfig):
     # (0 leaves a family out, its tasks are not even loaded). Tool-call tasks give a 135M model graded signal where
     # coding tasks almost never pass (their groups are mostly all-zero), so they get most of the groups.
     task_mix: dict = field(default_factory=lambda: {"toolcall": 0.7, "coding": 0.3})
+    # the share of tool-call groups whose task expects no call; None: as the pool has them (about 1 in 5 in the
+    # default data). Groups of call tasks outnumbering them pushed the first real runs to call on everything
+    no_call_share: float | None = None
     tasks: str = "train"              # coding tasks: nanoagent.tasks.load_tasks source for rollouts
     toolcall_tasks: str = "valid"     # tool-call tasks: "valid" (data/default/valid.jsonl, built like train.dft if
     #                                   missing) or JSONL files of records, comma-separated (train/grpo_toolcall.py)
@@ -115,6 +118,8 @@ def check(cfg: GRPOConfig) -> GRPOConfig:
                           "so it needs at least 2 (use 4-8)")
     if cfg.clip_eps <= 0 or cfg.beta < 0 or cfg.temperature < 0 or cfg.eval_n < 0 or cfg.val_n < 0:
         raise ConfigError("clip_eps must be positive; beta, temperature, eval_n and val_n at least 0")
+    if cfg.no_call_share is not None and not 0 <= cfg.no_call_share <= 1:
+        raise ConfigError(f"config key 'no_call_share' must be between 0 and 1 (or left out), got {cfg.no_call_share}")
     if cfg.val_every <= 0:
         raise ConfigError(f"config key 'val_every' must be positive, got {cfg.val_every}")
     checks = {"rewards": check_weights, "toolcall_rewards": toolcall_rewards.check_weights,

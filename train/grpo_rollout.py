@@ -67,6 +67,7 @@ class Group:
     errors: int = 0
     truncated_dropped: int = 0
     tokens: int = 0                          # tokens generated
+    no_call: bool = False                    # a tool-call task that expects no call
 
     def keep(self, samples: list, mask_truncated: bool) -> None:
         """Add a rollout's samples to the loss, unless it was cut at max_tokens and mask_truncated says drop it."""

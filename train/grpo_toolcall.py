@@ -195,7 +195,7 @@ def toolcall_group(backend, task: EvalItem, cfg, seed: int, first_rollout: int =
     scored = score_toolcall_group(completions, task, cfg.toolcall_rewards)
     adv, zero = group_advantages(scored["totals"], scale_std=cfg.loss == "grpo")
     g = Group("toolcall", scored["totals"], scored["parts"], zero, crashed=scored["crashed"],
-              errors=int(bool(error)))
+              errors=int(bool(error)), no_call=task.expect == "no_call")
     for i, c in enumerate(completions):
         rec = {"family": "toolcall", "task": task.id, "rollout": i, "reward": scored["totals"][i],
                "advantage": adv[i], "parts": {n: v[i] for n, v in scored["parts"].items()}, "error": error,
