@@ -117,9 +117,12 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
     from nanoagent.packed_attention import using_packed_rows
     from train.grpo_loss import clip_fraction, grpo_loss, token_logprobs
 
+    kl = []  # the policy's k3 KL to the reference at sampling time, per loss token (what the beta term holds down)
     if ref_model is not None and cfg.beta:
         for b in batches:
             b.ref_logprobs = np.asarray(token_logprobs(ref_model, b))
+            d = b.ref_logprobs - b.old_logprobs
+            kl.append((float(np.mean(np.exp(d) - d - 1.0)) if d.size else 0.0, b.n_tokens))
     # attention in query blocks (train.losses.hidden_states), kept in place for checkpointing's backward too
     loss_and_grad = using_packed_rows(nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta)))
     losses, norms, clips = [], [], []
@@ -138,7 +141,8 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
         clips.append((clip_fraction(token_logprobs(model, b), b, cfg.clip_eps), b.n_tokens))
     n = sum(w for _, w in clips) or 1
     return {"loss": losses[0], "loss_last": losses[-1], "grad_norm": norms[0],
-            "clip_fraction": sum(c * w for c, w in clips) / n}
+            "clip_fraction": sum(c * w for c, w in clips) / n,
+            **({"kl_to_ref": sum(k * w for k, w in kl) / (sum(w for _, w in kl) or 1)} if kl else {})}
 
 
 def family_metrics(groups, cfg) -> dict:
