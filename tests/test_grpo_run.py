@@ -164,12 +164,16 @@ def test_default_model_is_newest_dft_run(tmp_path, monkeypatch):
 
 
 def test_kl_to_the_start_model_is_logged_with_beta(tmp_path, spread_rewards):
+    from nanoagent.call_threshold import FILE, save_threshold
+
     model = str(save_tiny_model(tmp_path / "tiny"))
+    save_threshold(model, {"call_threshold": 0.4})  # chosen for the start model's weights: not the trained model's
     run(load_grpo_config(["--model", model, "--run-dir", str(tmp_path / "kl")] + TINY +
                          ["--steps", "2", "--beta", "0.1", "--learning-rate", "1e-2", "--inner-steps", "1"]))
     rows = [json.loads(x) for x in (tmp_path / "kl" / "metrics.jsonl").read_text().splitlines()]
     kl = [r["kl_to_ref"] for r in rows if r["kind"] == "train"]
     assert kl[0] == pytest.approx(0.0, abs=1e-6) and kl[-1] > 1e-6  # the start policy is the reference; then it moves
+    assert not (tmp_path / "kl" / "model" / FILE).exists() and (tmp_path / "kl" / "model" / "config.json").is_file()
     run(load_grpo_config(["--model", model, "--run-dir", str(tmp_path / "plain")] + TINY + ["--steps", "1"]))
     rows = [json.loads(x) for x in (tmp_path / "plain" / "metrics.jsonl").read_text().splitlines()]
     assert all("kl_to_ref" not in r for r in rows)  # no reference model without beta

@@ -24,8 +24,12 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten, tree_unflatten
 
+from nanoagent.call_threshold import FILE as THRESHOLD_FILE
+
 WEIGHT_SUFFIXES = (".safetensors", ".gguf", ".bin", ".pt", ".pth", ".npz")
-NOT_COPIED = {"nanoagent-manifest.json"}  # the model cache's own bookkeeping, wrong for a new folder
+# the model cache's own bookkeeping, wrong for a new folder; and the start model's call threshold, which was chosen
+# for its weights, not the trained ones (train.dft chooses a new one after training; GRPO's model has none)
+NOT_COPIED = {"nanoagent-manifest.json", THRESHOLD_FILE}
 
 
 def lora_parameters(cfg) -> dict:
