@@ -8,6 +8,7 @@ import nanoagent  # noqa: F401  (before anything imports mlx)
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -166,6 +167,19 @@ def test_environment_is_scrubbed(repo, monkeypatch):
         r = ws.run("env")
         assert "secret" not in r.output
         assert f"HOME={ws.tmp}" in r.output and "PYTHONDONTWRITEBYTECODE=1" in r.output
+
+
+def test_python_found_through_a_symlinked_virtual_environment(repo, tmp_path, monkeypatch):
+    # a worktree whose .venv links to the checkout's: the sandbox binds real paths, so PATH must name the real one
+    import sys
+
+    link = tmp_path / "linked-venv"
+    link.symlink_to(Path(sys.executable).parent.parent.resolve() if sys.prefix == sys.base_prefix
+                    else Path(sys.prefix).resolve())
+    monkeypatch.setattr(sys, "executable", str(link / "bin" / Path(sys.executable).name))
+    with Workspace(repo) as ws:
+        r = ws.run("python -c 'print(40 + 2)'")
+        assert r.exit_code == 0 and r.output.strip() == "42", r.output
 
 
 def test_rbash_blocks_redirection_and_cd(repo):

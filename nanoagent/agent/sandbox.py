@@ -255,7 +255,9 @@ class Workspace:
         return text
 
     def _env(self) -> dict[str, str]:
-        bin_dir = os.path.dirname(sys.executable)
+        # the interpreter's folder as the sandbox sees it: visible_paths binds resolved paths, so a virtual environment
+        # reached through a symlink (a worktree's .venv -> the checkout's) must be named by its real path
+        bin_dir = str(Path(os.path.dirname(sys.executable)).resolve())
         return {
             "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.tmp), "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1", "PAGER": "cat",
