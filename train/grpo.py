@@ -92,18 +92,14 @@ def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int
     else:
         drawn = rng.choices(names, weights=[mix[f] for f in names], k=k)
         counts = {f: drawn.count(f) for f in names}
-    subsets = {f: [pools[f]] for f in names}
+    draws = {f: [(pools[f], counts[f])] for f in names}  # per family: (pool, how many tasks from it)
     if no_call_share is not None and counts.get("toolcall"):
         none = [t for t in pools["toolcall"] if t.expect == "no_call"]
         calls = [t for t in pools["toolcall"] if t.expect != "no_call"]
-        n_none = sum(rng.random() < no_call_share for _ in range(counts["toolcall"])) if none and calls else 0
-        subsets["toolcall"] = [none] * bool(n_none) + [calls or none]
-        counts["toolcall"] = [n_none] * bool(n_none) + [counts["toolcall"] - n_none]
-    out = []
-    for f in names:
-        for pool, n in zip(subsets[f], counts[f] if isinstance(counts[f], list) else [counts[f]]):
-            out += [(f, task) for task in rng.sample(pool, min(n, len(pool)))] if n else []
-    return out
+        if none and calls:
+            n_none = sum(rng.random() < no_call_share for _ in range(counts["toolcall"]))
+            draws["toolcall"] = [(none, n_none), (calls, counts["toolcall"] - n_none)]
+    return [(f, task) for f in names for pool, n in draws[f] if n for task in rng.sample(pool, min(n, len(pool)))]
 
 
 def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
@@ -192,8 +188,8 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
         backend = engine.backend
     t0 = time.perf_counter()
     groups = []
-    for gi, (family, task) in enumerate(pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step,
-                                                                 cfg.no_call_share)):
+    picks = pick_groups(pools, cfg.task_mix, cfg.tasks_per_step, cfg.seed, step, cfg.no_call_share)
+    for gi, (family, task) in enumerate(picks):
         run_group = coding_group if family == "coding" else toolcall_group
         groups.append(run_group(backend, task, cfg, seed=cfg.seed * 1_000_003 + step * 101 + gi,
                                 first_rollout=sum(len(g.records) for g in groups)))
