@@ -50,6 +50,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from train.config import ConfigError
 from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_settings
 from nanoagent.atomic import write_json
+from nanoagent.tasks.toolcall_rewards import no_call_expected
 from train.run_config import save_config
 
 
@@ -94,8 +95,8 @@ def pick_groups(pools: dict[str, list], mix: dict[str, float], k: int, seed: int
         counts = {f: drawn.count(f) for f in names}
     draws = {f: [(pools[f], counts[f])] for f in names}  # per family: (pool, how many tasks from it)
     if no_call_share is not None and counts.get("toolcall"):
-        none = [t for t in pools["toolcall"] if t.expect == "no_call"]
-        calls = [t for t in pools["toolcall"] if t.expect != "no_call"]
+        none = [t for t in pools["toolcall"] if no_call_expected(t)]
+        calls = [t for t in pools["toolcall"] if not no_call_expected(t)]
         if none and calls:
             n_none = sum(rng.random() < no_call_share for _ in range(counts["toolcall"]))
             draws["toolcall"] = [(none, n_none), (calls, counts["toolcall"] - n_none)]
@@ -319,7 +320,7 @@ def run(cfg: GRPOConfig) -> dict:
     mix = ", ".join(f"{f} {cfg.task_mix[f]:g}: {len(p)} tasks ({sources[f]})" for f, p in pools.items())
     print(f"model {spec}; task mix {mix}; run folder {run_dir}", flush=True)
     if val_tasks:
-        kinds = sum(t.expect == "no_call" for t in val_tasks)
+        kinds = sum(map(no_call_expected, val_tasks))
         print(f"validation: {len(val_tasks)} held-out tool-call tasks ({kinds} expect no call), every "
               f"{cfg.val_every} steps{'; the best becomes the final model' if cfg.keep_best else ''}", flush=True)
     model, tokenizer = load(spec)

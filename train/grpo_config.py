@@ -9,8 +9,9 @@ and `coding` (the agent in the loop on repo-local coding tasks); `task_mix` weig
 closest valid one), values of the wrong type, a group size below 2, weights that are not numbers, an unknown family
 or reward part, all-zero weights, an empty task set. The resolved config is written to the run folder as
 `config.yaml`; resuming a run keeps it (RESUME_SAFE lists what a command line may still change). The fields
-shared with train.dft are declared once in train/run_config.py. Defaults are sized for a 2-core CPU and the 135M model: 2 groups x 4 rollouts per step, a coding
-rollout 3 turns of at most 128 tokens, a tool-call reply at most 256 tokens. The layering is nanoagent/config.py;
+shared with train.dft are declared once in train/run_config.py. Defaults are sized for a 2-core CPU and the
+135M model: 2 groups x 4 rollouts per step, a coding rollout 3 turns of at most 128 tokens, a tool-call reply at
+most 256 tokens. The layering is nanoagent/config.py;
 this module adds the fields, the weight parser and the checks. Left out: nested or dotted keys (the config is flat
 on purpose).
 """

@@ -40,7 +40,7 @@ from nanoagent.suites import DEFAULT_VALID_PATH, EvalItem, SuiteError, load_vali
 from nanoagent.checker import OMITTABLE
 from nanoagent.scoring import score_reply
 from nanoagent.tasks.spec import TaskError
-from nanoagent.tasks.toolcall_rewards import combine
+from nanoagent.tasks.toolcall_rewards import combine, no_call_expected
 from nanoagent.toolcall import check_arguments
 from train.grpo_rollout import Group
 
@@ -195,7 +195,7 @@ def toolcall_group(backend, task: EvalItem, cfg, seed: int, first_rollout: int =
     scored = score_toolcall_group(completions, task, cfg.toolcall_rewards)
     adv, zero = group_advantages(scored["totals"], scale_std=cfg.loss == "grpo")
     g = Group("toolcall", scored["totals"], scored["parts"], zero, crashed=scored["crashed"],
-              errors=int(bool(error)), no_call=task.expect == "no_call")
+              errors=int(bool(error)), no_call=no_call_expected(task))
     for i, c in enumerate(completions):
         rec = {"family": "toolcall", "task": task.id, "rollout": i, "reward": scored["totals"][i],
                "advantage": adv[i], "parts": {n: v[i] for n, v in scored["parts"].items()}, "error": error,
