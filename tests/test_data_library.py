@@ -123,3 +123,21 @@ def test_lint_names_descriptions_and_requests():
         for m in rec["messages"]:
             if m["role"] == "user":
                 assert not doubled.search(m["content"]), (info["kind"], m["content"])
+
+
+def test_a_plain_rate_is_called_as_the_fraction_the_user_says_in_percent():
+    """`r` parameters (discount_rate, interest_rate, tax_rate): the user says '8.5%', the call carries 0.085, while
+    a `_percent` name carries the percent itself (simple_python's calculate_NPV asks for the fraction)."""
+    rng = random.Random(3)
+    npv = next(t for t in catalogue() if t.base == "calculate_npv" and t.style == "snake")
+    loan = next(t for t in catalogue() if t.base == "calculate_monthly_payment" and t.style == "snake")
+    for _ in range(20):
+        args, values = sample_args(npv, rng)
+        rate = args["discount_rate"]
+        assert 0 < rate < 1 and values["discount_rate"].text == f"{rate * 100:g}%", values["discount_rate"]
+        args, _ = sample_args(loan, rng)
+        assert args["annual_rate_percent"] >= 1
+    assert computed(npv, {"cash_flows": [110.0], "discount_rate": 0.1}) == 110.0
+    assert computed(npv, {"cash_flows": [0.0, 110.0], "discount_rate": 0.1}) == pytest.approx(100.0)
+    (rate, _), = parse_params(F("finance", "calculate_x", "calculate x", "X.", "?rate:r:1:9=0.05"), "snake")[0]
+    assert rate.default == 0.05 and rate.schema["type"] == "number"

@@ -50,8 +50,8 @@ FUNCTIONS = EVERYDAY + (
       "times a year", lambda a: a["principal"] * (1 + a["rate_percent"] / 100 / a.get("compounds_per_year", 1)) **
       (a.get("compounds_per_year", 1) * a["years"])),
     F("personal_finance", "calculate_simple_interest", "work out the simple interest", "Simple interest earned.",
-      "principal:n:100:50000:0@on {}; rate_percent:n:0.5:12:1@at {}; years:n:0.5:20:1@over {} years",
-      lambda a: a["principal"] * a["rate_percent"] / 100 * a["years"]),
+      "principal:n:100:50000:0@on {}; rate:r:0.5:12:1@at {}; years:n:0.5:20:1@over {} years",
+      lambda a: a["principal"] * a["rate"] * a["years"]),
     F("personal_finance", "calculate_savings_goal", "figure out the monthly savings for a goal",
       "Monthly deposit needed to reach a goal.", "goal_amount:n:1000:100000:0@to save {}; months:i:3:120@in {} months; "
       "?current_savings:n:0:5000:0=0@starting from {}",
@@ -90,11 +90,11 @@ FUNCTIONS = EVERYDAY + (
       "start_value:n:100:100000:0@from {}; end_value:n:100:300000:0@to {}; years:i:1:30@over {} years",
       lambda a: ((a["end_value"] / a["start_value"]) ** (1 / a["years"]) - 1) * 100),
     F("investing", "calculate_future_value", "find the future value of an investment",
-      "Future value of a lump sum.", "present_value:n:100:100000:0@of {}; rate_percent:n:1:12:1@at {}; "
-      "years:i:1:40@after {} years", lambda a: a["present_value"] * (1 + a["rate_percent"] / 100) ** a["years"]),
+      "Future value of a lump sum.", "present_value:n:100:100000:0@of {}; interest_rate:r:1:12:1@at {}; "
+      "years:i:1:40@after {} years", lambda a: a["present_value"] * (1 + a["interest_rate"]) ** a["years"]),
     F("investing", "calculate_sharpe_ratio", "compute the Sharpe ratio", "Excess return per unit of volatility.",
-      "portfolio_return:n:1:20:1@with a return of {} %; risk_free_rate:n:0:5:1@risk-free rate {} %; "
-      "volatility:n:2:40:1@and volatility {} %", lambda a: (a["portfolio_return"] - a["risk_free_rate"]) / a["volatility"]),
+      "portfolio_return:r:1:20:1@with a return of {}; risk_free_rate:r:0:5:1@risk-free rate {}; "
+      "volatility:r:2:40:1@and volatility {}", lambda a: (a["portfolio_return"] - a["risk_free_rate"]) / a["volatility"]),
     F("investing", "calculate_dividend_yield", "work out the dividend yield", "Annual dividend over price, in %.",
       "annual_dividend:n:0.1:10:2@paying {} a year; share_price:n:5:500:2@at a price of {}",
       lambda a: a["annual_dividend"] / a["share_price"] * 100),
@@ -104,18 +104,18 @@ FUNCTIONS = EVERYDAY + (
       "holdings:items@holding {}; target_stock_percent:n:30:90:0@to {} % stocks"),
     # corporate finance
     F("corporate_finance", "calculate_npv", "calculate the net present value", "NPV of cash flows at a discount rate.",
-      "cash_flows:ln:-5000:5000:0@of cash flows {}; discount_rate_percent:n:1:15:1@at {}",
-      lambda a: sum(c / (1 + a["discount_rate_percent"] / 100) ** i for i, c in enumerate(a["cash_flows"]))),
+      "cash_flows:ln:-5000:5000:0@of cash flows {}; discount_rate:r:1:15:1@at {}",
+      lambda a: sum(c / (1 + a["discount_rate"]) ** i for i, c in enumerate(a["cash_flows"]))),
     F("corporate_finance", "calculate_irr", "compute the internal rate of return", "IRR of a series of cash flows.",
       "cash_flows:ln:-5000:5000:0@for cash flows {}"),
     F("corporate_finance", "calculate_payback_period", "find the payback period", "Years to recover an investment.",
       "investment:n:1000:100000:0@of {}; annual_cash_flow:n:100:30000:0@returning {} a year",
       lambda a: a["investment"] / a["annual_cash_flow"]),
-    F("corporate_finance", "calculate_wacc", "calculate the weighted average cost of capital", "WACC in percent.",
-      "equity_value:n:1000:100000:0@with equity {}; debt_value:n:1000:100000:0@debt {}; cost_of_equity:n:5:15:1@cost "
-      "of equity {} %; cost_of_debt:n:2:9:1@cost of debt {} %; tax_rate:n:10:35:0@and tax rate {} %",
-      lambda a: (a["equity_value"] * a["cost_of_equity"] + a["debt_value"] * a["cost_of_debt"] *
-                 (1 - a["tax_rate"] / 100)) / (a["equity_value"] + a["debt_value"])),
+    F("corporate_finance", "calculate_wacc", "calculate the weighted average cost of capital",
+      "WACC as a fraction.", "equity_value:n:1000:100000:0@with equity {}; debt_value:n:1000:100000:0@debt {}; "
+      "cost_of_equity:r:5:15:1@cost of equity {}; cost_of_debt:r:2:9:1@cost of debt {}; tax_rate:r:10:35:0@and tax "
+      "rate {}", lambda a: (a["equity_value"] * a["cost_of_equity"] + a["debt_value"] * a["cost_of_debt"] *
+                           (1 - a["tax_rate"])) / (a["equity_value"] + a["debt_value"])),
     F("corporate_finance", "calculate_break_even_point", "find the break-even point", "Units needed to break even.",
       "fixed_costs:n:1000:100000:0@with fixed costs of {}; price_per_unit:n:10:200:2@a price of {}; "
       "variable_cost_per_unit:n:1:9:2@and a unit cost of {}", lambda a: a["fixed_costs"] / (a["price_per_unit"] -

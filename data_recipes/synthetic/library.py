@@ -14,8 +14,9 @@ found in the wild (four), each a distinct tool with its own name and argument na
 Parameter spec, one per `;`: `[?]name:type[:args][=default][@phrase]`. `?` marks optional; `=default` goes into
 the schema; `@phrase` says how a user puts the value in a request (`{}` takes the value), else a phrase is made
 from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
-from a pool in fn_pools.py, `li:lo:hi` / `ln:lo:hi[:digits]` / `ls:POOL` arrays, and the object kinds `point`,
-`points`, `coord`, `matrix`, `items`, `dims`.
+from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
+("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
+`ln:lo:hi[:digits]` / `ls:POOL` arrays, and the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`.
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
 Left out: formulas whose inputs a user can't state in one sentence; results for functions without a `compute`
@@ -116,6 +117,9 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
             lo, hi, digits = float(args[0]), float(args[1]), int(args[2]) if len(args) > 2 else 1
             draw = number(lo, hi, digits)
             return {"type": "number"}, lambda r: _with_unit(draw(r), unit)
+        if kind == "r":
+            lo, hi, digits = float(args[0]), float(args[1]), int(args[2]) if len(args) > 2 else 1
+            return {"type": "number"}, lambda r: _rate(round(r.uniform(lo, hi), digits), digits)
         if kind == "e":
             opts = args[0].split("|")
             return {"type": "string", "enum": opts}, lambda r: Value(v := V.pick(r, opts), v,
@@ -143,6 +147,11 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
     raise SpecError(f"{where}: unknown parameter type {kind!r}")
 
 
+def _rate(percent: float, digits: int) -> Value:
+    """A rate the user says as a percent ('8.5%' or '8.5 percent') and the call carries as the fraction 0.085."""
+    return Value(round(percent / 100, digits + 2), f"{percent:g}%", (f"{percent:g} percent",))
+
+
 def _listed(items: list[Value]) -> Value:
     text = ", ".join(i.text for i in items[:-1]) + " and " + items[-1].text if len(items) > 1 else items[0].text
     return Value([i.value for i in items], text, (f"[{', '.join(i.text for i in items)}]",))
@@ -151,7 +160,7 @@ def _listed(items: list[Value]) -> Value:
 def _default(kind: str, text: str):
     if kind == "i":
         return int(text)
-    if kind == "n":
+    if kind in ("n", "r"):
         return float(text)
     if kind == "b":
         return text.lower() == "true"
