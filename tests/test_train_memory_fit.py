@@ -118,3 +118,18 @@ def test_not_checked_when_it_cannot_be():
 def test_memory_budget_is_a_share():
     with pytest.raises(ConfigError, match="memory_budget"):
         from_dict({"memory_budget": 1.5})
+
+
+def test_on_a_gpu_the_budget_is_the_gpus_memory(monkeypatch):
+    # Regression: on a lent H100 (80 GB) in a 135 GB machine the fit budgeted the host's memory.
+    import train.memory_fit as mf
+
+    host = machine_memory_gb()
+    assert mf.device_memory_bytes() == 0  # the CPU: the host's memory, as before
+    monkeypatch.setattr(mf.mx, "default_device", lambda: mf.mx.gpu)
+    monkeypatch.setattr(mf.mx, "device_info", lambda: {"device_name": "NVIDIA H100", "total_memory": 2_000_000_000})
+    assert machine_memory_gb() == pytest.approx(min(host, 2.0))
+    monkeypatch.setattr(mf.mx, "device_info", lambda: {"memory_size": 10**15})  # Metal: unified memory
+    assert machine_memory_gb() == pytest.approx(host)
+    monkeypatch.setattr(mf.mx, "device_info", lambda: {"device_name": "a GPU that says nothing of memory"})
+    assert machine_memory_gb() == pytest.approx(host)

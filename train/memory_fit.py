@@ -48,7 +48,8 @@ CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limi
 
 
 def machine_memory_gb() -> float:
-    """Physical memory (Linux and macOS), or a container's memory limit when lower; 0 when the system does not
+    """The memory a run's arrays live in: physical memory (Linux and macOS), or a container's memory limit when
+    lower, or a GPU's own memory when MLX computes on one that reports less (CUDA); 0 when the system does not
     say."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -61,7 +62,22 @@ def machine_memory_gb() -> float:
             continue
         if text.isdigit():
             total = min(total, int(text))
-    return total / GB
+    device = device_memory_bytes()
+    return (min(total, device) if device else total) / GB
+
+
+def device_memory_bytes() -> int:
+    """The GPU's memory as MLX reports it (`total_memory` on CUDA, `memory_size` on Metal, whose memory is the
+    machine's), or 0 on the CPU or when MLX does not say. On an 80 GB H100 in a 135 GB machine the host figure
+    overstated what a batch could use."""
+    if mx.default_device() == mx.cpu or not hasattr(mx, "device_info"):
+        return 0
+    try:
+        info = mx.device_info()
+    except (RuntimeError, ValueError):
+        return 0
+    size = info.get("total_memory") or info.get("memory_size") or 0
+    return int(size) if isinstance(size, (int, float)) else 0
 
 
 def probe_batch(max_length: int, vocab_size: int) -> Batch:
