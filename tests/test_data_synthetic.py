@@ -75,7 +75,7 @@ def test_every_record_is_canonical_and_every_call_fits_its_schema(rows):
         assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in (
             "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify")
         assert set(info["needs"]) <= set(specs)
-    assert set(kinds) == set(DEFAULT_KINDS), kinds
+    assert set(kinds) == {k for k, w in DEFAULT_KINDS.items() if w > 0}, kinds
 
 
 def test_rendered_assistant_turns_parse_back_to_the_same_calls(rows, tiny_tok):
@@ -231,6 +231,28 @@ def test_two_calls_are_the_commonest_parallel_request():
             for rec, _ in (example(i, 5, {kind: 1.0}) for i in range(300)))
         assert counts[2] >= (0.5 if kind == "parallel" else 0.2) * sum(counts.values()), (kind, counts)
         assert max(counts) <= (4 if kind == "parallel" else 6), (kind, counts)
+
+
+def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
+    """The broad_tool kind (off in the default mix): the call fits the offered tool's schema, its name is not in the
+    request, and a dispatcher's action names the underlying tool."""
+    shapes = collections.Counter()
+    for i in range(200):
+        rec, info = example(i, 7, {"broad_tool": 1.0})
+        shapes[info["shape"]] += 1
+        call = rec["messages"][-1]["tool_calls"][0]["function"]
+        spec = next(t["function"] for t in rec["tools"] if t["function"]["name"] == call["name"])
+        assert Record.from_dict(rec).to_dict() == rec
+        assert check_arguments(call["arguments"], spec["parameters"]) == []
+        jsonschema.validate(call["arguments"], spec["parameters"])
+        user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
+        assert call["name"].lower() not in user.lower() and call["name"] not in by_name(), (call, user)
+        if info["shape"] == "dispatcher":
+            assert call["arguments"]["action"] == info["underlying"]
+            assert len(spec["parameters"]["properties"]["action"]["enum"]) >= 2
+    assert min(shapes["opaque"], shapes["dispatcher"]) >= 50, shapes
+    assert DEFAULT_KINDS["broad_tool"] == 0 and all(info["kind"] != "broad_tool"
+                                                    for _, info in (example(i, 0, DEFAULT_KINDS) for i in range(300)))
 
 
 def _leaves(x):

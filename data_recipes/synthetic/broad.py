@@ -1,0 +1,104 @@
+"""The broad_tool kind: a request met by an offered tool whose name does not echo the request's words.
+
+Real tool lists (BFCL live_simple) hold tools like `ChaFod` ("Changes the food item based on the customer's
+request"), `cmd_controller.execute` or `todo_manager.handle_action` with an `action` enum: the request fits the tool's
+description, not its name. Every other call kind here offers a tool whose name repeats the request's verb and noun,
+and the near-miss refusals (kinds.near_miss) teach the model to decline when only related tools are offered. The
+quality-gpu model declined 87 of live_simple's 258 requests, 76 of them with a near-miss refusal, and with a single
+offered tool that fitted (eval/results/quality/toolcall_quality-gpu-q8_0-whole.json). This kind gives the contrast:
+- opaque: one catalogue tool under an abbreviated or generic name (`TraCur`, `currency_api_v2`), its description kept;
+- dispatcher: 2-4 tools of one domain merged into one tool with a required `action` enum and their parameters
+  (`banking.handle_action(action="send_payment", recipient_email=..., amount=...)`).
+The request is phrased for the underlying tool as in every other kind; the call uses the offered name.
+
+Weight 0 in the default mix until an A/B measures it (`kinds: {broad_tool: ...}` in a recipe turns it on).
+
+Run: through data_recipes.synthetic.generate, e.g. `generate(10, kinds={"broad_tool": 1})`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from data_recipes.synthetic import phrasing as T
+from data_recipes.synthetic.catalogue import Tool, by_domain
+from data_recipes.synthetic.chitchat import related_domains
+from data_recipes.synthetic.kinds import assistant_calls, ident, others, pick_tool, sample_args, start
+from data_recipes.synthetic.library import camel
+
+DISPATCH_NAMES = ["{d}.handle_action", "{d}_manager", "{D}Manager", "{d}_api", "{D}Service.run", "manage_{d}"]
+DISPATCH_DESCRIPTIONS = [
+    "Manages {hp}: {actions}. Set `action` and the fields that action needs.",
+    "One endpoint for {hp}. Supported actions: {actions}.",
+    "Performs an operation on {hp} ({actions}) chosen by `action`.",
+]
+OPAQUE_NAMES = ["{abbr}", "{abbr}", "{d}_api_v2", "{d}.op{n}", "{abbr}Handler", "tool_{n}"]
+
+
+def _abbr(tool: Tool) -> str:
+    """'transform_currency' -> 'TraCur' (the first three letters of its first two words)."""
+    words = [w for w in (tool.base or tool.name).replace(".", "_").split("_") if w] or [tool.name]
+    return "".join(w[:3].capitalize() for w in words[:2])
+
+
+def _domain_word(domain: str) -> str:
+    return domain.replace(" ", "_").lower()
+
+
+def everyday(tool: Tool) -> bool:
+    return tool.verb != "fn" and bool(tool.required())
+
+
+def opaque(rng: random.Random) -> tuple[dict, dict]:
+    tool = pick_tool(rng, everyday)
+    d = _domain_word(tool.domain)
+    name = rng.choice(OPAQUE_NAMES).format(abbr=_abbr(tool), d=d, n=rng.randint(1, 99))
+    spec = tool.spec()
+    spec["function"]["name"] = name
+    args, values = sample_args(tool, rng)
+    call = {"type": "function", "function": {"name": name, "arguments": args}}
+    return _record(rng, tool, spec, call, args, values), {"needs": [name], "shape": "opaque", "underlying": tool.name}
+
+
+def dispatcher(rng: random.Random) -> tuple[dict, dict] | None:
+    """None when the drawn tool's domain has no other everyday tool to merge with."""
+    tool = pick_tool(rng, everyday)
+    sibs = [t for t in by_domain()[tool.domain] if everyday(t) and ident(t) != ident(tool)]
+    if not sibs:
+        return None
+    group = [tool] + rng.sample(sibs, min(len(sibs), rng.randint(1, 3)))
+    rng.shuffle(group)
+    props: dict[str, dict] = {}
+    for t in group:
+        for p, _ in t.params:
+            props.setdefault(p.name, p.spec(True))  # one Param per name (param_table), so specs never clash
+    labels = [t.name for t in group]
+    d = _domain_word(tool.domain)
+    name = rng.choice(DISPATCH_NAMES).format(d=d, D=camel(d)[:1].upper() + camel(d)[1:])
+    description = rng.choice(DISPATCH_DESCRIPTIONS).format(hp=tool.domain.replace("_", " "),
+                                                            actions=", ".join(labels))
+    schema = {"type": "object",
+              "properties": {"action": {"type": "string", "enum": labels, "description": "The operation to run."},
+                             **props},
+              "required": ["action"]}
+    spec = {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
+    args, values = sample_args(tool, rng)
+    call = {"type": "function", "function": {"name": name, "arguments": {"action": tool.name, **args}}}
+    info = {"needs": [name], "shape": "dispatcher", "underlying": tool.name}
+    return _record(rng, tool, spec, call, args, values), info
+
+
+def _record(rng: random.Random, tool: Tool, spec: dict, call: dict, args: dict, values: dict) -> dict:
+    tools = [spec] + [t.spec() for t in others(rng, related_domains(tool.domain), rng.randint(0, 2))]
+    rng.shuffle(tools)
+    msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng)},
+                         assistant_calls([call])]
+    return {"messages": msgs, "tools": tools}
+
+
+def broad_tool(rng: random.Random) -> tuple[dict, dict]:
+    if rng.random() < 0.5:
+        made = dispatcher(rng)
+        if made is not None:
+            return made
+    return opaque(rng)
