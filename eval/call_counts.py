@@ -1,0 +1,88 @@
+"""How many calls a model made against how many each BFCL item asks for: `python -m eval.call_counts RESULT.json`.
+
+    python -m eval.call_counts eval/results/quality/toolcall_quality-gpu-q8_0-whole.json --suites parallel
+    python -m eval.call_counts A.json B.json --suites parallel,parallel_multiple --json
+
+The parallel suites fail most often on the count (`wrong_count`), and a suite's accuracy does not say whether a model
+over- or under-counts. For every item of the chosen suites this reads the number of expected calls from BFCL's
+possible answers (the bfcl-eval wheel, nanoagent.bfcl_data) and the number the model made from the result file, and
+prints one table per file and suite: rows are the expected count, columns the calls made ("-" when the reply held no
+parsable call), with the share of items whose count was right, over and under.
+
+Left out: suites without shipped answers (irrelevance, live_irrelevance: no call expected) and the validation split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+
+from eval.compare import CompareError, read_result
+from nanoagent.bfcl_data import BFCLDataMissing, load
+
+MULTI_CALL_SUITES = ("parallel", "parallel_multiple")
+
+
+def expected_counts(suite: str) -> dict[str, int]:
+    """Item id -> number of calls BFCL's possible answer holds."""
+    return {item.id: len(item.answers) for item in load(suite) if item.answers}
+
+
+def count_table(items: list[dict], expected: dict[str, int]) -> dict:
+    """{"cells": {expected: {made: n}}, "right"/"over"/"under"/"no_call": shares, "n": items counted}."""
+    cells: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
+    tally = collections.Counter()
+    for item in items:
+        want = expected.get(item["id"])
+        if want is None:
+            continue
+        made = len(item.get("calls") or [])
+        cells[want]["-" if not made else made] += 1
+        tally["no_call" if not made else "right" if made == want else "over" if made > want else "under"] += 1
+    n = sum(tally.values())
+    shares = {k: tally[k] / n if n else 0.0 for k in ("right", "over", "under", "no_call")}
+    return {"n": n, **shares, "cells": {str(k): dict(v) for k, v in sorted(cells.items())}}
+
+
+def render(label: str, suite: str, table: dict) -> str:
+    made = sorted({m for row in table["cells"].values() for m in row}, key=lambda m: (m == "-", str(m).zfill(3)))
+    lines = [f"{label} / {suite}: {table['n']} items; count right {table['right']:.1%}, over {table['over']:.1%}, "
+             f"under {table['under']:.1%}, no call {table['no_call']:.1%}",
+             "| expected \\ made | " + " | ".join(str(m) for m in made) + " |",
+             "|---" * (len(made) + 1) + "|"]
+    for want, row in table["cells"].items():
+        lines.append(f"| {want} | " + " | ".join(str(row.get(m, 0)) for m in made) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.call_counts", description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files")
+    ap.add_argument("--suites", default=",".join(MULTI_CALL_SUITES), help="comma-separated BFCL suites")
+    ap.add_argument("--json", action="store_true", help="print the tables as JSON")
+    args = ap.parse_args(argv)
+    suites = [s for s in args.suites.split(",") if s]
+    try:
+        runs = [(path, read_result(path)) for path in args.results]
+        expected = {s: expected_counts(s) for s in suites}
+    except (CompareError, BFCLDataMissing) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out, text = {}, []
+    for path, run in runs:
+        label = run.get("label") or path
+        for suite in suites:
+            if suite not in run.get("suites", {}):
+                text.append(f"{label} / {suite}: not in {path}")
+                continue
+            table = count_table(run["suites"][suite]["items"], expected[suite])
+            out.setdefault(label, {})[suite] = table
+            text.append(render(label, suite, table))
+    print(json.dumps(out, indent=2) if args.json else "\n\n".join(text))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
