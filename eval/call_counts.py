@@ -49,7 +49,7 @@ def count_table(items: list[dict], expected: dict[str, int]) -> dict:
 def render(label: str, suite: str, table: dict) -> str:
     made = sorted({m for row in table["cells"].values() for m in row}, key=lambda m: (m == "-", str(m).zfill(3)))
     lines = [f"{label} / {suite}: {table['n']} items; count right {table['right']:.1%}, over {table['over']:.1%}, "
-             f"under {table['under']:.1%}, no call {table['no_call']:.1%}",
+             f"under {table['under']:.1%}, no parsable call {table['no_call']:.1%}",
              "| expected \\ made | " + " | ".join(str(m) for m in made) + " |",
              "|---" * (len(made) + 1) + "|"]
     for want, row in table["cells"].items():
