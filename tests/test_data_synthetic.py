@@ -112,9 +112,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
-# data that is meant updates them in the same commit and says so there (last: parallel rows
-# draw 2:3:4 calls at 6:2:2, and parallel_multiple no longer always calls its first tool twice).
-SAMPLE_SHA256 = "8ffb96b1690ac6104d94dac8185c48405a3518586010d202b9e5a8e197475281"  # generate(300, seed=0)
+# data that is meant updates them in the same commit and says so there (last: 8 in 10 "same" parallel requests
+# change a second argument along with the first).
+SAMPLE_SHA256 = "af6efe81673e32f4264d364227193c897b0f138e9a61bea22a337b10d2416b50"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "83bd49343f2f965ffc0ed48f2efd7d4253156c3c5d0c8d1ab81ba522d18a6d6f"
 
 
@@ -362,3 +362,29 @@ def test_same_tool_parallel_requests_state_every_call(style):
             assert user.count(" and ") == 1, user
     assert stated >= 0.7 * total, f"{stated}/{total} varied values appear in the requests"
     assert written[style] >= 30, f"asked for {style}, wrote {dict(written)}"  # the fallback stays the exception
+
+
+def test_same_requests_can_change_two_arguments_and_state_both():
+    """A "same" request may change a second argument too ("..., and the same for Lyon in May"): each later call
+    then differs from the first in exactly those two arguments, and the request states both new values (most of
+    BFCL parallel's items change two or more arguments between calls; the model carried the first call's values)."""
+    import random
+
+    from data_recipes.synthetic.kinds import pick_tool, same_tool_calls
+    two = stated = total = 0
+    for seed in range(80):
+        rng = random.Random(seed)
+        tool = pick_tool(rng, lambda t: len(t.required()) >= 2)
+        pairs, user, used = same_tool_calls(tool, 2, rng, "same", p_two=1.0)
+        assert used == "same"
+        if len(pairs) < 2:
+            continue
+        changed = {n for n in pairs[0][1] if pairs[0][1][n] != pairs[1][1][n]}
+        two += len(changed) == 2
+        for name in changed:
+            value = pairs[1][1][name]
+            if isinstance(value, str):  # numbers and dates may be said in words
+                total += 1
+                stated += value.lower() in user.lower()
+    assert two >= 40, f"only {two} of 80 requests changed two arguments"
+    assert stated >= 0.8 * total, f"{stated}/{total} changed string values appear in the requests"

@@ -2,8 +2,9 @@
 
 Kinds (the `kind` in each record's meta):
 - single: one request, one call, 1-4 tools offered.
-- parallel: 2-4 calls in one turn, 2 in most rows (the same tool asked for several values, as a list or case by
-  case, or 2-3 different tools), sometimes with results and a final answer.
+- parallel: 2-4 calls in one turn, 2 in most rows (the same tool asked for several values, as a list, case by
+  case, or "the same for ..." changing one or two arguments; or 2-3 different tools), sometimes with results and a
+  final answer.
 - multi_turn: call -> tool result -> answer that uses it, sometimes a follow-up request and a second round.
 - no_tool: the offered tools don't fit (a request from another domain, or small talk / general knowledge) -> a
   plain answer without a call.
@@ -209,12 +210,13 @@ def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
 ORDINALS = ["first", "second", "third", "fourth"]
 
 
-def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = None
+def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = None, p_two: float = 0.8
                     ) -> tuple[list[tuple[Tool, dict]], str, str]:
     """Up to k calls of one tool and the request for them, in the three ways people ask (BFCL's parallel category
     holds all three):
     - "the same": one full request, then the other values of its first required argument ("..., and the same for
-      Lyon");
+      Lyon"), or with probability p_two of it and one more argument ("..., and the same for Lyon in May"; 137 of
+      BFCL parallel's 200 items change two or more arguments between calls);
     - a list: the values of that argument listed in one clause ("... for 10, 20 and 30 years");
     - cases: each call with its own arguments, numbered ("First, ... Second, ...").
     Returns the calls, the request and the style it was written in (a list or cases falls back to "same" where it
@@ -239,6 +241,8 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
         parts = [f"{T.cap(ORDINALS[i])}, {c}" if numbered else T.cap(c) for i, c in enumerate(clauses)]
         return pairs, lead + " ".join(T.end(p) for p in parts), "cases"
     args, values = sample_args(tool, rng)
+    if style == "same" and rng.random() < p_two and (second := second_varied(tool, args, key)):
+        return same_with_two_changes(tool, key, second, args, values, k, rng)
     pairs, extra_vals = [(tool, args)], []
     seen = {repr(args[key.name])}
     for _ in range(10 * k):
@@ -263,6 +267,42 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
     text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
                        f"{first}, and also {more}"])
     return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."]), "same"
+
+
+PAIRED = {name for pair in ORDERED_DATES + DIFFERENT for name in pair}  # values drawn together in sample_args
+
+
+def second_varied(tool: Tool, args: dict, key):
+    """A second argument of the call that a "same" request can change along with `key`: a stated scalar that no
+    ordering or difference rule ties to another argument (None when the call has none)."""
+    if key.name in PAIRED:
+        return None
+    names = [p.name for p, _ in tool.params if p.name in args and p.name != key.name and p.name not in PAIRED
+             and p.schema.get("type") in ("string", "integer", "number")]
+    return tool_param(tool, names[0]) if names else None
+
+
+def same_with_two_changes(tool: Tool, key, second, args: dict, values: dict, k: int, rng: random.Random
+                          ) -> tuple[list[tuple[Tool, dict]], str, str]:
+    """A full request, then up to k-1 more calls that each change `key` and `second` ("..., and the same for Lyon
+    in May, and for Rome in June"); the other arguments carry over."""
+    pairs, groups, seen = [(tool, args)], [], {repr(args[key.name]), repr(args[second.name])}
+    for _ in range(10 * k):
+        v, w = key.sample(rng), second.sample(rng)
+        if repr(v.value) not in seen and repr(w.value) not in seen:
+            seen |= {repr(v.value), repr(w.value)}
+            pairs.append((tool, {**args, key.name: v.value, second.name: w.value}))
+            groups.append(f"{key.phrase(rng, v)} {second.phrase(rng, w)}")
+        if len(pairs) == k:
+            break
+    first = T.clause(tool, args, values, rng)
+    if not groups:  # a parameter with too few values to vary
+        return pairs, T.wrap(first, rng), "same"
+    more = ", and ".join(groups)
+    text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
+                       f"{first}, and then {more}", f"{first}. Do the same {more}."])
+    return pairs, T.cap(text) + ("" if text.endswith(".") else rng.choice([".", "", "?"] if not text.endswith(
+        "please") else ["."])), "same"
 
 
 def multi_turn(rng: random.Random) -> tuple[dict, dict]:
