@@ -9,6 +9,10 @@ possible answers (the bfcl-eval wheel, nanoagent.bfcl_data) and the number the m
 prints one table per file and suite: rows are the expected count, columns the calls made ("-" when the reply held no
 parsable call), with the share of items whose count was right, over and under.
 
+It also counts one value failure: of the schema-valid replies with the right count but a wrong value, those where a
+later call repeats a value that the answer gives the first call only ("carried": the request changed it, the model
+kept the first call's).
+
 Left out: suites without shipped answers (irrelevance, live_irrelevance: no call expected) and the validation split.
 """
 
@@ -25,9 +29,30 @@ from nanoagent.bfcl_data import BFCLDataMissing, load
 MULTI_CALL_SUITES = ("parallel", "parallel_multiple")
 
 
+def expected_answers(suite: str) -> dict[str, list]:
+    """Item id -> BFCL's possible answer: one {function: {argument: [accepted values]}} per expected call."""
+    return {item.id: item.answers for item in load(suite) if item.answers}
+
+
 def expected_counts(suite: str) -> dict[str, int]:
     """Item id -> number of calls BFCL's possible answer holds."""
-    return {item.id: len(item.answers) for item in load(suite) if item.answers}
+    return {k: len(v) for k, v in expected_answers(suite).items()}
+
+
+def carried(calls: list[dict], answer: list[dict]) -> bool:
+    """Whether a call after the first gives an argument a value that only the first expected call accepts."""
+    def accepted(call):  # {argument: [values]} of one expected call
+        return next(iter(call.values()))
+    first, later = accepted(answer[0]), [accepted(c) for c in answer[1:]]
+    return any(name in first and value in first[name] and all(value not in c.get(name, []) for c in later)
+               for call in calls[1:] for name, value in (call.get("arguments") or {}).items())
+
+
+def carry_over(items: list[dict], answers: dict[str, list]) -> dict:
+    """{"n": schema-valid, count-right, wrong replies, "carried": those whose later call kept a first-call value}."""
+    wrong = [i for i in items if i["id"] in answers and i.get("valid") and not i.get("correct")
+             and len(i.get("calls") or []) == len(answers[i["id"]])]
+    return {"n": len(wrong), "carried": sum(carried(i["calls"], answers[i["id"]]) for i in wrong)}
 
 
 def count_table(items: list[dict], expected: dict[str, int]) -> dict:
@@ -46,7 +71,7 @@ def count_table(items: list[dict], expected: dict[str, int]) -> dict:
     return {"n": n, **shares, "cells": {str(k): dict(v) for k, v in sorted(cells.items())}}
 
 
-def render(label: str, suite: str, table: dict) -> str:
+def render(label: str, suite: str, table: dict, carry: dict | None = None) -> str:
     made = sorted({m for row in table["cells"].values() for m in row}, key=lambda m: (m == "-", str(m).zfill(3)))
     lines = [f"{label} / {suite}: {table['n']} items; count right {table['right']:.1%}, over {table['over']:.1%}, "
              f"under {table['under']:.1%}, no parsable call {table['no_call']:.1%}",
@@ -54,6 +79,9 @@ def render(label: str, suite: str, table: dict) -> str:
              "|---" * (len(made) + 1) + "|"]
     for want, row in table["cells"].items():
         lines.append(f"| {want} | " + " | ".join(str(row.get(m, 0)) for m in made) + " |")
+    if carry is not None:
+        lines.append(f"count right, schema-valid but wrong: {carry['n']}; a later call kept a value the request gave "
+                     f"the first call only: {carry['carried']}")
     return "\n".join(lines)
 
 
@@ -66,7 +94,7 @@ def main(argv=None) -> int:
     suites = [s for s in args.suites.split(",") if s]
     try:
         runs = [(path, read_result(path)) for path in args.results]
-        expected = {s: expected_counts(s) for s in suites}
+        answers = {s: expected_answers(s) for s in suites}
     except (CompareError, BFCLDataMissing) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -77,9 +105,11 @@ def main(argv=None) -> int:
             if suite not in run.get("suites", {}):
                 text.append(f"{label} / {suite}: not in {path}")
                 continue
-            table = count_table(run["suites"][suite]["items"], expected[suite])
-            out.setdefault(label, {})[suite] = table
-            text.append(render(label, suite, table))
+            items = run["suites"][suite]["items"]
+            table = count_table(items, {k: len(v) for k, v in answers[suite].items()})
+            carry = carry_over(items, answers[suite])
+            out.setdefault(label, {})[suite] = {**table, "carry_over": carry}
+            text.append(render(label, suite, table, carry))
     print(json.dumps(out, indent=2) if args.json else "\n\n".join(text))
     return 0
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eval.call_counts import count_table, expected_counts, main
+from eval.call_counts import carry_over, count_table, expected_counts, main
 
 
 def test_count_table_splits_right_over_under_and_no_call():
@@ -38,3 +38,16 @@ def test_cli_names_a_file_that_is_not_a_result(tmp_path, capsys):
     assert "not an eval.toolcall result" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_carry_over_counts_later_calls_that_keep_a_first_call_value():
+    answers = {"a": [{"f": {"x": [1], "y": [5]}}, {"f": {"x": [2], "y": [5]}}],
+               "b": [{"f": {"x": [1]}}, {"f": {"x": [2]}}]}
+    kept = {"id": "a", "valid": True, "correct": False, "calls": [{"name": "f", "arguments": {"x": 1, "y": 5}},
+                                                                  {"name": "f", "arguments": {"x": 1, "y": 5}}]}
+    shared = {"id": "a", "valid": True, "correct": False, "calls": [{"name": "f", "arguments": {"x": 1, "y": 5}},
+                                                                    {"name": "f", "arguments": {"x": 3, "y": 5}}]}
+    right = {"id": "b", "valid": True, "correct": True, "calls": [{"arguments": {"x": 1}}, {"arguments": {"x": 2}}]}
+    over = {"id": "b", "valid": True, "correct": False, "calls": [{"arguments": {"x": 1}}] * 3}
+    # y=5 is accepted by both expected calls, so keeping it is no carry-over; x=1 in the second call is
+    assert carry_over([kept, shared, right, over], answers) == {"n": 2, "carried": 1}
