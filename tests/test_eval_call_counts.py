@@ -40,14 +40,19 @@ def test_cli_names_a_file_that_is_not_a_result(tmp_path, capsys):
         main([])
 
 
-def test_carry_over_counts_later_calls_that_keep_a_first_call_value():
+def test_carry_over_counts_calls_that_share_a_value_only_one_expected_call_accepts():
     answers = {"a": [{"f": {"x": [1], "y": [5]}}, {"f": {"x": [2], "y": [5]}}],
-               "b": [{"f": {"x": [1]}}, {"f": {"x": [2]}}]}
-    kept = {"id": "a", "valid": True, "correct": False, "calls": [{"name": "f", "arguments": {"x": 1, "y": 5}},
-                                                                  {"name": "f", "arguments": {"x": 1, "y": 5}}]}
-    shared = {"id": "a", "valid": True, "correct": False, "calls": [{"name": "f", "arguments": {"x": 1, "y": 5}},
-                                                                    {"name": "f", "arguments": {"x": 3, "y": 5}}]}
-    right = {"id": "b", "valid": True, "correct": True, "calls": [{"arguments": {"x": 1}}, {"arguments": {"x": 2}}]}
-    over = {"id": "b", "valid": True, "correct": False, "calls": [{"arguments": {"x": 1}}] * 3}
-    # y=5 is accepted by both expected calls, so keeping it is no carry-over; x=1 in the second call is
-    assert carry_over([kept, shared, right, over], answers) == {"n": 2, "carried": 1}
+               "b": [{"f": {"x": [1]}}, {"f": {"x": [2]}}],
+               "c": [{"f": {"x": ["NY"]}}, {"g": {"x": ["NY"]}}]}
+
+    def reply(item, *xs, name="f", correct=False):
+        return {"id": item, "valid": True, "correct": correct,
+                "calls": [{"name": n, "arguments": a} for n, a in
+                          [(name if isinstance(x, dict) else x[0], x if isinstance(x, dict) else x[1]) for x in xs]]}
+    kept = reply("a", {"x": 1, "y": 5}, {"x": 1, "y": 5})
+    kept_second = reply("a", {"x": 2, "y": 5}, {"x": 2.0, "y": 5})  # order-free; 2 and 2.0 alike
+    shared = reply("a", {"x": 1, "y": 5}, {"x": 3, "y": 5})  # y=5 fits both expected calls: not carried
+    right = reply("b", {"x": 1}, {"x": 2}, correct=True)
+    over = reply("b", {"x": 1}, {"x": 1}, {"x": 1})  # wrong count: left out
+    other_function = reply("c", ("f", {"x": "ny"}), ("g", {"x": "NY"}))  # one value, two functions: not carried
+    assert carry_over([kept, kept_second, shared, right, over, other_function], answers) == {"n": 4, "carried": 2}

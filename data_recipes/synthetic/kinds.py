@@ -24,6 +24,7 @@ Left out: calls that depend on an earlier call's result in the same turn (sequen
 from __future__ import annotations
 
 import random
+import re
 from functools import lru_cache
 
 from data_recipes.synthetic import phrasing as T
@@ -40,7 +41,8 @@ DIFFERENT = [("origin", "destination"), ("base_currency", "target_currency"), ("
              ("citizenship", "destination_country"), ("from_unit", "to_unit"), ("from_scale", "to_scale"),
              ("from_timezone", "to_timezone"), ("fromUnit", "toUnit"), ("fromScale", "toScale"),
              ("fromTimezone", "toTimezone"), ("citizenship", "destination"), ("word_a", "word_b"),
-             ("wordA", "wordB"), ("source", "target")]
+             ("wordA", "wordB"), ("source", "target"), ("base", "quote"), ("drug_a", "drug_b"),
+             ("version_a", "version_b")]
 
 
 def sample_args(tool: Tool, rng: random.Random, p_opt: float = 0.35) -> tuple[dict, dict]:
@@ -50,17 +52,28 @@ def sample_args(tool: Tool, rng: random.Random, p_opt: float = 0.35) -> tuple[di
         chosen.append(rng.choice(tool.optional()))
     names = {p.name for p in chosen}
     values = {p.name: p.sample(rng) for p, _ in tool.params if p.name in names}
+    named = {canonical(tool, n): n for n in values}  # a pair rule holds under any naming style (startDate)
     for a, b in ORDERED_DATES:
-        if a in values and b in values:
+        if a in named and b in named:
+            a, b = named[a], named[b]
             values[b] = V.date_after(rng, values[a].value)
     for a, b in DIFFERENT:
-        if a in values and b in values:
+        if a in named and b in named:
+            a, b = named[a], named[b]
             for _ in range(10):
                 if values[a].value != values[b].value:
                     break
                 values[b] = tool_param(tool, b).sample(rng)
     args = {p.name: values[p.name].value for p, _ in tool.params if p.name in values}
     return args, values
+
+
+def keeps_pair_rules(tool: Tool, args: dict) -> bool:
+    """Whether a call's arguments keep ORDERED_DATES (end after start) and DIFFERENT (the two differ), under any
+    naming style; a call that changes one argument of an earlier call checks it here."""
+    named = {canonical(tool, n): n for n in args}
+    return (all(args[named[a]] < args[named[b]] for a, b in ORDERED_DATES if a in named and b in named)
+            and all(args[named[a]] != args[named[b]] for a, b in DIFFERENT if a in named and b in named))
 
 
 def tool_param(tool: Tool, name: str):
@@ -242,12 +255,14 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
         return pairs, lead + " ".join(T.end(p) for p in parts), "cases"
     args, values = sample_args(tool, rng)
     if style == "same" and rng.random() < p_two and (second := second_varied(tool, args, key)):
-        return same_with_two_changes(tool, key, second, args, values, k, rng)
+        made = same_with_two_changes(tool, key, second, args, values, k, rng)
+        if made is not None:
+            return made
     pairs, extra_vals = [(tool, args)], []
     seen = {repr(args[key.name])}
     for _ in range(10 * k):
         v = key.sample(rng)
-        if repr(v.value) not in seen:
+        if repr(v.value) not in seen and keeps_pair_rules(tool, {**args, key.name: v.value}):
             seen.add(repr(v.value))
             pairs.append((tool, {**args, key.name: v.value}))
             extra_vals.append(v)
@@ -272,32 +287,43 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
 PAIRED = {name for pair in ORDERED_DATES + DIFFERENT for name in pair}  # values drawn together in sample_args
 
 
+def canonical(tool: Tool, name: str) -> str:
+    """A parameter's name before a library naming style renamed it (`startDate` -> `start_date`)."""
+    name = dict(tool.arg_names).get(name, name)
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
 def second_varied(tool: Tool, args: dict, key):
     """A second argument of the call that a "same" request can change along with `key`: a stated scalar that no
     ordering or difference rule ties to another argument (None when the call has none)."""
-    if key.name in PAIRED:
+    if canonical(tool, key.name) in PAIRED:
         return None
-    names = [p.name for p, _ in tool.params if p.name in args and p.name != key.name and p.name not in PAIRED
-             and p.schema.get("type") in ("string", "integer", "number")]
+    names = [p.name for p, _ in tool.params if p.name in args and p.name != key.name
+             and canonical(tool, p.name) not in PAIRED and p.schema.get("type") in ("string", "integer", "number")]
     return tool_param(tool, names[0]) if names else None
 
 
 def same_with_two_changes(tool: Tool, key, second, args: dict, values: dict, k: int, rng: random.Random
-                          ) -> tuple[list[tuple[Tool, dict]], str, str]:
-    """A full request, then up to k-1 more calls that each change `key` and `second` ("..., and the same for Lyon
-    in May, and for Rome in June"); the other arguments carry over."""
-    pairs, groups, seen = [(tool, args)], [], {repr(args[key.name]), repr(args[second.name])}
+                          ) -> tuple[list[tuple[Tool, dict]], str, str] | None:
+    """A full request, then k-1 more calls that each change `key` and `second` ("..., and the same for Lyon in May,
+    and for Rome in June"); the other arguments carry over. None when the two parameters cannot give k calls with
+    values of their own (a two-value enum), so the caller changes one argument instead."""
+    pairs, groups = [(tool, args)], []
+    seen_v, seen_w = {repr(args[key.name])}, {repr(args[second.name])}
     for _ in range(10 * k):
         v, w = key.sample(rng), second.sample(rng)
-        if repr(v.value) not in seen and repr(w.value) not in seen:
-            seen |= {repr(v.value), repr(w.value)}
-            pairs.append((tool, {**args, key.name: v.value, second.name: w.value}))
+        changed = {**args, key.name: v.value, second.name: w.value}
+        if repr(v.value) not in seen_v and repr(w.value) not in seen_w and v.value != w.value \
+                and keeps_pair_rules(tool, changed):
+            seen_v.add(repr(v.value))
+            seen_w.add(repr(w.value))
+            pairs.append((tool, changed))
             groups.append(f"{key.phrase(rng, v)} {second.phrase(rng, w)}")
         if len(pairs) == k:
             break
+    if len(pairs) < k:
+        return None
     first = T.clause(tool, args, values, rng)
-    if not groups:  # a parameter with too few values to vary
-        return pairs, T.wrap(first, rng), "same"
     more = ", and ".join(groups)
     text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
                        f"{first}, and then {more}", f"{first}. Do the same {more}."])
@@ -419,7 +445,7 @@ def parallel_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, d
         if rng.random() < p_twice:
             key = t.required()[0]
             v = key.sample(rng)
-            if repr(v.value) != repr(args[key.name]):
+            if repr(v.value) != repr(args[key.name]) and keeps_pair_rules(t, {**args, key.name: v.value}):
                 pairs.append((t, {**args, key.name: v.value}))
                 text += rng.choice([", and the same ", " and also "]) + key.phrase(rng, v)
         clauses.append(text)
