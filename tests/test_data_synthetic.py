@@ -414,3 +414,14 @@ def test_pair_rules_hold_under_every_naming_style():
                     checked += 1
                     assert (args[a] < args[b]) if rule == "<" else (args[a] != args[b]), (tool.name, args)
     assert checked > 100 and camel >= 3
+
+
+def test_clarifying_questions_ask_for_a_value_the_user_can_say():
+    """A clarify row never asks for a boolean: its answer would be empty (the build dropped such rows as
+    empty_user_turn)."""
+    from data_recipes.synthetic.catalogue import catalogue
+    from data_recipes.synthetic.kinds import askable
+    with_flag = [t for t in catalogue() if any(p.schema.get("type") == "boolean" for p in t.required())]
+    assert with_flag and all(p.schema.get("type") != "boolean" for t in with_flag for p in askable(t))
+    for r in generate(3000, seed=11, kinds={"clarify": 1}):
+        assert all((m.get("content") or "").strip() for m in r["messages"] if m["role"] == "user"), r["messages"]

@@ -460,11 +460,17 @@ ASK_FOR = ["What {d} should I use?", "Sure, what's the {d}?", "I need the {d} to
            "Happy to help. Could you tell me the {d}?", "Which {d} do you mean?"]
 
 
+def askable(tool: Tool) -> list:
+    """Required parameters a clarifying question can ask for: a boolean has no value to say back ("What is female
+    should I use?" -> an empty answer)."""
+    return [p for p in tool.required() if p.schema.get("type") != "boolean"]
+
+
 def clarify(rng: random.Random) -> tuple[dict, dict]:
     """A request without one of its required arguments: ask for it, get it, then call."""
-    tool = pick_tool(rng, lambda t: len(t.required()) >= 2)
+    tool = pick_tool(rng, lambda t: len(t.required()) >= 2 and bool(askable(t)))
     args, values = sample_args(tool, rng)
-    missing = rng.choice(tool.required())
+    missing = rng.choice(askable(tool))
     said = {k: v for k, v in args.items() if k != missing.name}
     user = T.request(tool, said, values, rng)
     desc = missing.schema.get("description", missing.name.replace("_", " ")).split(",")[0].split(" (")[0]
