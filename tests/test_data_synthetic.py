@@ -73,7 +73,7 @@ def test_every_record_is_canonical_and_every_call_fits_its_schema(rows):
                 assert check_arguments(fn["arguments"], specs[fn["name"]]) == [], (rec.meta, fn)
         assert rec.messages[-1]["role"] == "assistant"
         assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in (
-            "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify")
+            "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify", "broad_tool")
         assert set(info["needs"]) <= set(specs)
     assert set(kinds) == {k for k, w in DEFAULT_KINDS.items() if w > 0}, kinds
 
@@ -113,8 +113,8 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
 # data that is meant updates them in the same commit and says so there (last: 8 in 10 "same" parallel requests
-# change a second argument along with the first; the date-order and must-differ rules hold for camelCase names).
-SAMPLE_SHA256 = "b5036a319c05f0317a2fa22b93d0054eed3d2b12087ad5de9b1c815da62faa8b"  # generate(300, seed=0)
+# change a second argument along with the first; broad_tool is 0.05 of the default mix).
+SAMPLE_SHA256 = "8340241d42bd0bac7f959b1a584459abd6633b586bed501d263356f522cc7e8f"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "83bd49343f2f965ffc0ed48f2efd7d4253156c3c5d0c8d1ab81ba522d18a6d6f"
 
 
@@ -219,7 +219,9 @@ def test_kind_shapes(rows):
         args = next(m for m in rec["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]["arguments"]
         loose += any(isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) not in user
                      for v in args.values())
-    assert loose >= 0.8 * len(by_kind["normalize"]), "normalize rows must state most values loosely"
+    # about 79% over 1,500 normalize rows (the rest draw a value whose loose form contains it); a sample of ~50
+    # rows needs the margin
+    assert loose >= 0.7 * len(by_kind["normalize"]), "normalize rows must state most values loosely"
 
 
 def test_two_calls_are_the_commonest_parallel_request():
@@ -234,7 +236,7 @@ def test_two_calls_are_the_commonest_parallel_request():
 
 
 def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
-    """The broad_tool kind (off in the default mix): the call fits the offered tool's schema, its name is not in the
+    """The broad_tool kind (0.05 of the default mix): the call fits the offered tool's schema, its name is not in the
     request, and a dispatcher's action names the underlying tool."""
     shapes = collections.Counter()
     for i in range(200):
@@ -250,8 +252,8 @@ def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
             assert call["arguments"]["action"] == info["underlying"]
             assert len(spec["parameters"]["properties"]["action"]["enum"]) >= 2
     assert min(shapes["opaque"], shapes["dispatcher"]) >= 50, shapes
-    assert DEFAULT_KINDS["broad_tool"] == 0 and all(info["kind"] != "broad_tool"
-                                                    for _, info in (example(i, 0, DEFAULT_KINDS) for i in range(300)))
+    drawn = collections.Counter(info["kind"] for _, info in (example(i, 0, DEFAULT_KINDS) for i in range(600)))
+    assert 0.02 * 600 <= drawn["broad_tool"] <= 0.09 * 600, drawn
 
 
 def _leaves(x):

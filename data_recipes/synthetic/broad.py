@@ -12,7 +12,9 @@ templates (kinds.REFUSALS), though each item's single offered tool fitted
   (`banking.handle_action(action="send_payment", recipient_email=..., amount=...)`).
 The request is phrased for the underlying tool as in every other kind; the call uses the offered name.
 
-Weight 0 in the default mix until an A/B measures it (`kinds: {broad_tool: ...}` in a recipe turns it on).
+Weight 0.05 in the default mix. A CPU A/B at 0.10 (train/results/parallel-ab/README.md, "broad") raised live_simple
+by 6.2 points (+1.9 to +10.5) with irrelevance and parallel unchanged, but not by cutting refusals (59 against 60):
+opaque names alone do not teach the model to call a tool whose words differ from the request's.
 
 Run: through data_recipes.synthetic.generate, e.g. `generate(10, kinds={"broad_tool": 1})`.
 """
