@@ -25,6 +25,7 @@ import sys
 
 from eval.compare import CompareError, read_result
 from nanoagent.bfcl_data import BFCLDataMissing, load
+from nanoagent.checker import value_matches
 
 MULTI_CALL_SUITES = ("parallel", "parallel_multiple")
 
@@ -39,31 +40,27 @@ def expected_counts(suite: str) -> dict[str, int]:
     return {k: len(v) for k, v in expected_answers(suite).items()}
 
 
-def _same(value) -> str:
-    """A value as BFCL's checker compares it: strings without case or edge spaces, 5 and 5.0 alike."""
-    if isinstance(value, str):
-        return value.strip().lower()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(float(value))
-    return json.dumps(value, sort_keys=True)
-
-
 def carried(calls: list[dict], answer: list[dict]) -> bool:
-    """Whether two calls of one function give an argument the same value that only one of that function's expected
-    calls accepts (the request changed it between calls; the model kept one call's value). Order-free, as BFCL's
-    parallel checker is."""
+    """Whether two calls of one function give an argument values that only the same one of that function's expected
+    calls accepts (the request changed the value between calls; the model kept one call's). Values are compared as
+    BFCL's checker does (nanoagent.checker.value_matches), and order-free, as its parallel check is."""
     for name in {next(iter(c)) for c in answer}:
         expected = [next(iter(c.values())) for c in answer if next(iter(c)) == name]
-        made = collections.Counter((arg, _same(v)) for c in calls if c.get("name") == name
-                                   for arg, v in (c.get("arguments") or {}).items())
-        for (arg, value), n in made.items():
-            if n >= 2 and sum(value in {_same(a) for a in e.get(arg, [])} for e in expected) == 1:
-                return True
+        owners = collections.Counter()  # (argument, index of the one expected call that accepts the value) -> calls
+        for call in calls:
+            if call.get("name") != name:
+                continue
+            for arg, value in (call.get("arguments") or {}).items():
+                accepting = [k for k, e in enumerate(expected) if any(value_matches(value, a) for a in e.get(arg, []))]
+                if len(accepting) == 1:
+                    owners[(arg, accepting[0])] += 1
+        if any(n >= 2 for n in owners.values()):
+            return True
     return False
 
 
 def carry_over(items: list[dict], answers: dict[str, list]) -> dict:
-    """{"n": schema-valid, count-right, wrong replies, "carried": those whose later call kept a first-call value}."""
+    """{"n": schema-valid, count-right, wrong replies, "carried": those of them that `carried` flags}."""
     wrong = [i for i in items if i["id"] in answers and i.get("valid") and not i.get("correct")
              and len(i.get("calls") or []) == len(answers[i["id"]])]
     return {"n": len(wrong), "carried": sum(carried(i["calls"], answers[i["id"]]) for i in wrong)}
