@@ -114,7 +114,7 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
 # data that is meant updates them in the same commit and says so there (last: 8 in 10 "same" parallel requests
 # change a second argument along with the first; broad_tool is 0.05 of the default mix).
-SAMPLE_SHA256 = "8340241d42bd0bac7f959b1a584459abd6633b586bed501d263356f522cc7e8f"  # generate(300, seed=0)
+SAMPLE_SHA256 = "5434e029a1753d3ffb9732fc607f9c03422eeffa1b4e9bf6d54fcec472cfc240"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "83bd49343f2f965ffc0ed48f2efd7d4253156c3c5d0c8d1ab81ba522d18a6d6f"
 
 
@@ -133,6 +133,34 @@ def test_a_call_turn_opens_with_the_call(rows):
              for m in r["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
     assert len(turns) > 100
     assert [m["content"] for m in turns if m["content"]] == []
+
+
+def test_whole_numbers_are_called_as_the_user_wrote_them(rows):
+    """The user types "39", so the call carries 39, never 39.0: calls that wrote 39.0 for `number` parameters taught
+    the model to write "radius": 4.0 for BFCL's integer parameters (values.as_written)."""
+    def numbers(v):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield v
+        elif isinstance(v, list):
+            for x in v:
+                yield from numbers(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                yield from numbers(x)
+
+    found = collections.Counter()
+    for r, _ in rows:
+        specs = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in r.get("tools") or []}
+        for m in r["messages"]:
+            for tc in m.get("tool_calls") or []:
+                fn = tc["function"]
+                for name, value in fn["arguments"].items():
+                    kind = specs.get(fn["name"], {}).get(name, {}).get("type")
+                    for x in numbers(value):
+                        found[(kind, type(x).__name__, float(x).is_integer())] += 1
+    assert found[("number", "float", True)] == 0, found
+    assert found[("number", "int", True)] > 50  # whole values of number parameters do occur, as integers
+    assert found[("number", "float", False)] > 50
 
 
 def test_values_take_the_form_their_description_asks_for():
