@@ -12,6 +12,7 @@ import collections
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -114,7 +115,7 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
 # data that is meant updates them in the same commit and says so there (last: 8 in 10 "same" parallel requests
 # change a second argument along with the first; broad_tool is 0.05 of the default mix).
-SAMPLE_SHA256 = "5434e029a1753d3ffb9732fc607f9c03422eeffa1b4e9bf6d54fcec472cfc240"  # generate(300, seed=0)
+SAMPLE_SHA256 = "ace6f4985e8eb3cf6f0886d0085883629be6e705359ccb08620b21c76359f75b"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "83bd49343f2f965ffc0ed48f2efd7d4253156c3c5d0c8d1ab81ba522d18a6d6f"
 
 
@@ -161,6 +162,30 @@ def test_whole_numbers_are_called_as_the_user_wrote_them(rows):
     assert found[("number", "float", True)] == 0, found
     assert found[("number", "int", True)] > 50  # whole values of number parameters do occur, as integers
     assert found[("number", "float", False)] > 50
+
+
+def test_large_numbers_are_sometimes_grouped_and_called_plain(rows):
+    """Users type "12,000" and "$1,500,000"; the call carries 12000 (values.grouped). No build had a thousands
+    separator in any request before."""
+    grouped_number = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d)")
+
+    def numbers(v):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield v
+        elif isinstance(v, (list, dict)):
+            for x in (v.values() if isinstance(v, dict) else v):
+                yield from numbers(x)
+
+    seen = unmatched = 0
+    for r, info in rows:
+        calls = [x for m in r["messages"] for tc in m.get("tool_calls") or [] for x in numbers(tc["function"]["arguments"])]
+        if not calls:
+            continue
+        for text in grouped_number.findall(" ".join(m["content"] for m in r["messages"] if m["role"] == "user")):
+            seen += 1
+            unmatched += not any(abs(c - float(text.replace(",", ""))) < 1e-9 for c in calls)
+    assert seen > 20
+    assert unmatched == 0
 
 
 def test_values_take_the_form_their_description_asks_for():

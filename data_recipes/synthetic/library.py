@@ -106,7 +106,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
         def draw(rng):
             x = round(rng.uniform(lo, hi), digits)
             x = int(x) if digits == 0 else x
-            return Value(x, _num_text(x))
+            return Value(x, _num_text(x), V.grouped(x))
         return draw
 
     try:
