@@ -136,19 +136,18 @@ def test_a_call_turn_opens_with_the_call(rows):
     assert [m["content"] for m in turns if m["content"]] == []
 
 
+def numbers(value):
+    """Every number in a call's argument value, through lists and objects."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, (list, dict)):
+        for x in (value.values() if isinstance(value, dict) else value):
+            yield from numbers(x)
+
+
 def test_whole_numbers_are_called_as_the_user_wrote_them(rows):
     """The user types "39", so the call carries 39, never 39.0: calls that wrote 39.0 for `number` parameters taught
     the model to write "radius": 4.0 for BFCL's integer parameters (values.as_written)."""
-    def numbers(v):
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            yield v
-        elif isinstance(v, list):
-            for x in v:
-                yield from numbers(x)
-        elif isinstance(v, dict):
-            for x in v.values():
-                yield from numbers(x)
-
     found = collections.Counter()
     for r, _ in rows:
         specs = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in r.get("tools") or []}
@@ -168,13 +167,6 @@ def test_large_numbers_are_sometimes_grouped_and_called_plain(rows):
     """Users type "12,000" and "$1,500,000"; the call carries 12000 (values.grouped). No build had a thousands
     separator in any request before."""
     grouped_number = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?)(?!\d)")
-
-    def numbers(v):
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            yield v
-        elif isinstance(v, (list, dict)):
-            for x in (v.values() if isinstance(v, dict) else v):
-                yield from numbers(x)
 
     seen = unmatched = 0
     for r, info in rows:
