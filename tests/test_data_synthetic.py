@@ -25,6 +25,7 @@ from data_recipes.synthetic.chitchat import related_domains
 from data_recipes.synthetic.coding import BUGS, FILLERS
 from data_recipes.synthetic.kinds import ident
 from data_recipes.synthetic.params import integer, table
+from data_recipes.synthetic.values import grouped, number_text
 from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
 from nanoagent.record import Record
 from nanoagent.render import assistant_text, render, render_text
@@ -178,6 +179,9 @@ def test_large_numbers_are_sometimes_grouped_and_called_plain(rows):
             unmatched += not any(abs(c - float(text.replace(",", ""))) < 1e-9 for c in calls)
     assert seen > 20
     assert unmatched == 0
+    # a whole value drawn as a float is typed like an integer, grouped or not
+    assert grouped(12000.0) == ("12,000",) and grouped(2_500_000) == ("2,500,000", "2.5 million")
+    assert number_text(39.0) == "39" and number_text(12.5) == "12.5"
 
 
 def test_values_take_the_form_their_description_asks_for():

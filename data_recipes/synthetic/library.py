@@ -86,10 +86,6 @@ def camel(name: str) -> str:
     return head + "".join(w[:1].upper() + w[1:] for w in rest)
 
 
-def _num_text(x) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
-
-
 def _with_unit(v: Value, unit: str | None) -> Value:
     if unit is None:
         return v
@@ -105,8 +101,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
     def number(lo, hi, digits):
         def draw(rng):
             x = round(rng.uniform(lo, hi), digits)
-            x = int(x) if digits == 0 else x
-            return Value(x, _num_text(x), V.grouped(x))
+            return Value(x, V.number_text(x), V.grouped(x))
         return draw
 
     try:

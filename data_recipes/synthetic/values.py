@@ -76,12 +76,19 @@ def grouped(x: int | float) -> tuple[str, ...]:
 
     No build before this one had a thousands separator in any request, while 27 requests of BFCL's calling suites
     have one or say "million" ("$2,000,000", "12,000 miles"); the quality-gpu-300-new model got 1 of them right."""
+    x = as_written(x)
     if isinstance(x, bool) or abs(x) < 1000:
         return ()
     forms = [f"{x:,}"]
     if abs(x) >= 1_000_000 and round(x / 1_000_000, 2) * 1_000_000 == x:
         forms.append(f"{x / 1_000_000:g} million")
     return tuple(forms)
+
+
+def number_text(x: int | float) -> str:
+    """How a user types a number: 39, 12.5 (no trailing .0; whole floats are written as integers)."""
+    x = as_written(x)
+    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def integer(rng: random.Random, lo: int, hi: int, words_max: int = 999_999) -> Value:
@@ -98,13 +105,13 @@ def money(rng: random.Random, lo: float, hi: float, symbol: str = "$") -> Value:
     alt = [f"{symbol}{text}"]
     if cents == 0 and amount <= 9999:
         alt.append(f"{number_words(int(amount))} dollars" if symbol == "$" else number_words(int(amount)))
-    alt += [f"{symbol}{g}" for g in grouped(int(amount) if cents == 0 else amount)]
+    alt += [f"{symbol}{g}" for g in grouped(amount)]
     return Value(amount, text, tuple(alt))
 
 
 def decimal(rng: random.Random, lo: float, hi: float, digits: int = 1) -> Value:
-    x = as_written(round(rng.uniform(lo, hi), digits))
-    return Value(x, f"{x:g}" if isinstance(x, float) else str(x), grouped(x))
+    x = round(rng.uniform(lo, hi), digits)
+    return Value(x, number_text(x), grouped(x))
 
 
 # --- places, codes, names ---------------------------------------------------------------------------------------
