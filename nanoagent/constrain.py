@@ -16,7 +16,9 @@ schema part enforces is what llguidance's JSON Schema compiler enforces (its doc
 and `const`, `required`, `properties` (in the schema's order) with `additionalProperties: false` added to every object that does not say
 otherwise (no unknown argument names), the JSON laid out as json.dumps writes it, array `items`, nested objects, `anyOf`/`oneOf`/`allOf`, string
 `minLength`/`maxLength`/`pattern`/`format`, number bounds. The non-standard type names real tool lists use
-(`float`, `dict`, `tuple`, `any`, ...; see nanoagent.typenames) are rewritten to their JSON Schema twins first.
+(`float`, `dict`, `tuple`, `any`, ...; see nanoagent.typenames) are rewritten to their JSON Schema twins first, and
+two shapes that real lists mean but JSON Schema can't satisfy are read as meant: a required argument with no
+declared property (any value), and an array-level `enum` of scalars (each item one of them).
 
 A schema the compiler rejects is not an error for the request: `tool_grammar` drops that tool's constraint,
 returns a warning naming the tool and the reason, and when no tool is left returns None (decode unconstrained).
@@ -55,8 +57,11 @@ def _strict(s: dict) -> None:
         s["type"] = [SCHEMA_NAMES.get(x, x) for x in t if x != "any"] or None
         if s["type"] is None:
             del s["type"]
-    if (s.get("type") == "object" or "properties" in s) and "additionalProperties" not in s:
-        s["additionalProperties"] = False
+    if s.get("type") == "object" or "properties" in s:
+        _declare_required(s)
+        s.setdefault("additionalProperties", False)
+    if s.get("type") == "array":
+        _enum_to_items(s)
     for key in _SCHEMA_MAPS:
         for sub in (s.get(key) or {}).values():
             if isinstance(sub, dict):
@@ -68,6 +73,25 @@ def _strict(s: dict) -> None:
     for key in ("items", "additionalProperties", "not"):
         if isinstance(s.get(key), dict):
             _strict(s[key])
+
+
+def _declare_required(s: dict) -> None:
+    """A required name the schema never declares (BFCL: `{"type": "dict", "required": ["adults", ...]}` with no
+    `properties`) becomes a property of any value; closing the object would otherwise make it unsatisfiable."""
+    props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
+    missing = [k for k in s.get("required") or [] if isinstance(k, str) and k not in props]
+    if missing:
+        s["properties"] = {**props, **{k: {} for k in missing}}
+
+
+def _enum_to_items(s: dict) -> None:
+    """An array whose `enum` lists scalars (BFCL live: `{"type": "array", "items": {"type": "string"}, "enum":
+    ["trust", ...]}`) means each item is one of them: no array equals a string, so as written nothing fits."""
+    enum = s.get("enum")
+    items = s.get("items")
+    if (isinstance(enum, list) and enum and not any(isinstance(v, (list, dict)) for v in enum)
+            and (items is None or (isinstance(items, dict) and "enum" not in items))):
+        s["items"] = {**(items or {}), "enum": s.pop("enum")}
 
 
 def call_schema(fn: dict) -> dict:

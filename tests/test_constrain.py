@@ -118,3 +118,24 @@ def test_strict_schema_closes_objects_and_maps_type_aliases():
     assert TOOLS[1]["parameters"]["type"] == "dict"  # the tool's own spec is not changed
     assert "type" not in strict_schema({"type": "any"})
     assert tool_grammar([]) == (None, [])
+
+
+def test_shapes_real_tool_lists_mean_are_enforced_as_meant(tok):
+    """Two BFCL shapes that closed JSON Schema can't satisfy (parallel_29, live_simple_71-35-0): before the repair
+    they fell back to unconstrained decoding, and the model wrote broken JSON there."""
+    tools = [{"name": "waste", "parameters": {"type": "dict", "properties": {
+                 "population": {"type": "dict", "required": ["adults", "children"]},
+                 "metrics": {"type": "array", "items": {"type": "string"}, "enum": ["trust", "buzz"]}},
+             "required": ["population"]}}]
+    grammar, warnings = tool_grammar(tools)
+    assert grammar and warnings == []
+    lltok = ll_tokenizer(tok)
+    good = call("waste", {"population": {"adults": 2, "children": "1"}, "metrics": ["buzz", "trust"]})
+    c = Constraint(lltok, grammar)
+    assert consumed(tok, c, good)[1] == 0 and c.accepting()
+    for bad in [call("waste", {"population": 4}),                                  # not an object
+                call("waste", {"population": {"adults": 2}}),                      # a required key missing
+                call("waste", {"population": {"adults": 2, "children": 1, "x": 0}}),  # an unknown key
+                call("waste", {"population": {"adults": 2, "children": 1}, "metrics": ["fame"]})]:
+        c = Constraint(lltok, grammar)
+        assert consumed(tok, c, bad)[1] > 0, bad
