@@ -275,6 +275,8 @@ T("smart_home", "light", res="state:onoff brightness:percent", do=(("set_light",
 T("smart_home", "door_lock", res="locked:bool", do=(("lock_door", "lock", "door"), ("unlock_door", "unlock", "door")))
 T("smart_home", "device_status", res="online:bool battery:percent", get="device_id")
 T("smart_home", "vacuum", res="job_id:id", do=(("start_vacuum", "vacuum", "rooms ?vacuum_mode"),))
+T("smart_home", "air_conditioner", res="mode:hvac target:temp", do=(("set_air_conditioner", "set the air conditioner",
+                                                                     "ac_settings ?room"),))
 T("smart_home", "energy_usage", res="kwh:number cost:price", get="date_range")
 # jobs and HR
 T("jobs", "job", res="title:job_title company:company salary:salary", search="job_title city ?remote ?min_salary")
@@ -317,6 +319,10 @@ T("devtools", "commit", res="sha:sha message:commit_msg author:person", list="re
 T("devtools", "git_branch", res="branch:branch", create="repo new_branch ?branch", delete="repo new_branch")
 T("devtools", "sql_query", res="rows:count", do=(("run_sql_query", "run", "sql database"),))
 T("devtools", "table_schema", res="columns:count", get="database table")
+T("devtools", "table_row", res="rows:count", search="database table filters ?limit")
+T("devtools", "http_response", res="status_code:count", do=(("send_get_request", "send a GET request to",
+                                                          "url query_params"),))
+T("accounts", "user_profile", res="user_id:id", update="user_id profile_data")
 T("devtools", "website_status", res="up:bool latency_ms:count", get="url")
 T("devtools", "dns_record", res="value:ip ttl:count", get="domain record_type")
 T("devtools", "package_info", res="latest_version:version license:license", get="package_name registry")

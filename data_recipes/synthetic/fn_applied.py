@@ -65,6 +65,10 @@ FUNCTIONS = EVERYDAY + (
     F("personal_finance", "calculate_net_worth", "calculate net worth", "Assets minus liabilities.",
       "assets:ln:1000:300000:0@with assets {}; liabilities:ln:100:200000:0@and debts {}",
       lambda a: sum(a["assets"]) - sum(a["liabilities"])),
+    F("personal_finance", "calculate_total_expenses", "add up the monthly expenses", "Sum of the expenses by category.",
+      "expenses:expenses@for {}", lambda a: sum(a["expenses"].values()), result="total"),
+    F("personal_finance", "find_largest_expense", "find the largest expense", "Category with the largest amount.",
+      "expenses:expenses@among {}", lambda a: max(a["expenses"], key=a["expenses"].get), result="category"),
     # loans
     F("loans", "calculate_monthly_payment", "calculate the monthly loan payment", "Monthly payment of an amortised loan.",
       "principal:n:1000:500000:0@for a loan of {}; annual_rate_percent:n:1:15:2@at {}; years:i:1:30@over {} years",

@@ -40,6 +40,24 @@ FUNCTIONS = (
     F("education", "generate_quiz", "generate a quiz", "Quiz questions on a topic.",
       "topic:e:fractions|photosynthesis|world_war_ii|the_solar_system|verbs@on {}; questions:i:3:20@with {} questions; "
       "?difficulty:e:easy|medium|hard=medium@at {} level"),
+    F("education", "calculate_average_score", "work out the average score", "Mean of the scores, by subject.",
+      "scores:scores@for {}", lambda a: sum(a["scores"].values()) / len(a["scores"])),
+    F("education", "find_top_subject", "find the subject with the highest score", "Subject with the highest score.",
+      "scores:scores@from {}", lambda a: max(a["scores"], key=a["scores"].get), result="subject"),
+    F("education", "calculate_score_spread", "find the spread between the best and worst score",
+      "Highest minus lowest score.", "scores:scores@given {}",
+      lambda a: max(a["scores"].values()) - min(a["scores"].values())),
+    # elections (votes by candidate)
+    F("elections", "find_election_winner", "find who won the vote", "Candidate with the most votes.",
+      "votes:votes@with {}", lambda a: max(a["votes"], key=a["votes"].get), result="winner"),
+    F("elections", "count_total_votes", "count the votes cast", "Total votes over all candidates.",
+      "votes:votes@with {}", lambda a: sum(a["votes"].values()), result="total"),
+    F("elections", "calculate_winning_margin", "work out the winning margin", "Votes between first and second place.",
+      "votes:votes@with {}", lambda a: (lambda v: v[0] - v[1])(sorted(a["votes"].values(), reverse=True)),
+      result="margin"),
+    # shopping cart (quantity by item)
+    F("shopping", "count_cart_items", "count the items in a shopping cart", "Total quantity of the items in a cart.",
+      "cart:cart@with {}", lambda a: sum(a["cart"].values()), result="count"),
     # surveys
     F("surveys", "calculate_sample_size", "calculate the sample size for a survey",
       "Respondents needed for a margin of error.", "margin_of_error_percent:n:1:10:1@for a margin of {}; "

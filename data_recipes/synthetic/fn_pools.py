@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 from data_recipes.synthetic import values as V
+from data_recipes.synthetic.objects import MAPS
 from data_recipes.synthetic.values import Value
 
 POOLS: dict[str, list[str]] = {
@@ -151,6 +152,7 @@ OBJECTS: dict[str, tuple[dict, object]] = {
               "required": ["length", "width", "height"]}, _dims),
     "date": ({"type": "string", "description": "YYYY-MM-DD"}, _date),
     "time": ({"type": "string", "description": "HH:MM, 24-hour"}, lambda rng: V.clock(rng)),
+    **{kind: MAPS[kind] for kind in ("scores", "votes", "cart", "expenses")},  # maps: keys from the request
 }
 
 DESCRIPTIONS = {

@@ -16,7 +16,8 @@ the schema; `@phrase` says how a user puts the value in a request (`{}` takes th
 from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
 from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
 ("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
-`ln:lo:hi[:digits]` / `ls:POOL` arrays, and the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`.
+`ln:lo:hi[:digits]` / `ls:POOL` arrays, the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`,
+and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
 Left out: formulas whose inputs a user can't state in one sentence; results for functions without a `compute`

@@ -14,7 +14,10 @@ Left out: parameters no tool uses (the catalogue tests check every name used her
 from __future__ import annotations
 
 from data_recipes.synthetic import values as V
-from data_recipes.synthetic.params import Param, array, boolean, enum, integer, money, number, obj, string, table
+from data_recipes.synthetic.objects import MAPS, SUBSETS
+from data_recipes.synthetic.params import (Param, array, boolean, enum, integer, money, number, obj, shaped, string,
+                                           table)
+from data_recipes.synthetic.values import Value
 
 ISO_DATE = {"pattern": r"^\d{4}-\d{2}-\d{2}$"}
 CODE3 = {"pattern": "^[A-Z]{3}$"}
@@ -80,6 +83,15 @@ PARAMS = table([
         {"latitude": {"type": "number", "minimum": -90, "maximum": 90},
          "longitude": {"type": "number", "minimum": -180, "maximum": 180}},
         ["latitude", "longitude"], V.location, ["at {}", "around {}"]),
+    # objects whose keys the request chooses (objects.py): the fields to change, settings, filters
+    Param("user_id", {"type": "integer", "description": "Numeric ID of the user"},  # an ID: never in words or grouped
+          lambda r: Value(n := r.randint(1000, 99999), str(n)), ("for user {}", "with user ID {}")),
+    shaped("profile_data", "The profile fields to change; fields left out stay as they are", SUBSETS["profile_data"],
+           ["with the new {}", "so that it has {}", "changing the {}"]),
+    shaped("ac_settings", "Settings to apply to the air conditioner; settings left out stay as they are",
+           SUBSETS["ac_settings"], ["to {}", "with {}"]),
+    shaped("query_params", "Query parameters of the request, by name", SUBSETS["query_params"], ["with {}"]),
+    shaped("filters", "Column name to the value the rows must have", MAPS["filters"], ["where {}", "whose {}"]),
     string("location_name", "Where it takes place", V.text_from(["Room 4B", "the main office", "Cafe Nero", "Zoom"]),
            ["in {}", "at {}"]),
     string("coupon_code", "Coupon code", V.text_from(["SAVE10", "WELCOME15", "FREESHIP", "SPRING20"]),

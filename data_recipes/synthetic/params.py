@@ -112,3 +112,9 @@ def obj(name, desc, props, required, sample, phrases) -> Param:
     """A nested JSON object; `sample` draws the whole object at once."""
     return Param(name, {"type": "object", "description": desc, "properties": props, "required": required}, sample,
                  tuple(phrases))
+
+
+def shaped(name, desc, shape, phrases) -> Param:
+    """An object from objects.py: `shape` is (schema, sampler), a subset of optional fields or a map."""
+    schema, sample = shape
+    return Param(name, {**schema, "description": desc}, sample, tuple(phrases))
