@@ -205,3 +205,23 @@ def test_decision_weight_is_a_weighted_mean(tok, model, name):
     # the weight micro-batches and ranks combine by is the summed token weights; the token count stays the batch's
     assert float(n) == pytest.approx(w.sum()) and batch.n_tokens == plain_batch.n_tokens == len(w)
     assert not np.isclose(float(value), float(loss_fn(model, plain_batch)[0]), rtol=1e-4)
+
+
+def test_count_weight_marks_the_choice_after_each_closing_tag(tok):
+    """After each </tool_call> the model chooses another call or the end of the reply: count_weight weights that
+    token (the quality-gpu-300-new model answered 50 of BFCL parallel's 200 items with too many calls)."""
+    calls = [{"type": "function", "function": {"name": "f", "arguments": {"x": i}}} for i in (1, 2)]
+    recs = [Record.from_dict({"messages": [{"role": "user", "content": "one and two"},
+                                           {"role": "assistant", "content": "", "tool_calls": calls}],
+                              "tools": [{"type": "function", "function": {"name": "f", "parameters": {
+                                  "type": "object", "properties": {"x": {"type": "integer"}}}}}]})]
+    plain = tokenize(recs, tok, max_length=2048)
+    weighted = tokenize(recs, tok, max_length=2048, count_weight=4.0)
+    ids, m0, m1 = weighted.ids[0], plain.masks[0], weighted.masks[0]
+    marked = np.flatnonzero(m1 == 4.0)
+    assert len(marked) == 2 and weighted.stats["count_weighted_tokens"] == 2  # one choice after each of two calls
+    texts = [tok.decode(ids[:p]) for p in marked]
+    assert all(t.rstrip().endswith("</tool_call>") for t in texts), texts
+    assert tok.decode(ids[marked[0]:]).lstrip().startswith("<tool_call>")  # the first choice: another call
+    np.testing.assert_array_equal(m1 > 0, m0 > 0)  # the same supervised tokens, only reweighted
+    assert "count_weighted_tokens" not in plain.stats

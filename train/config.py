@@ -62,6 +62,9 @@ class DFTConfig(TrainingConfig):
     # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,
     # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
     decision_weight: float = 3.0
+    # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
+    # to make; 1 is plain SFT). Off by default until a run measures it (train/README.md).
+    count_weight: float = 1.0
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
     # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
     # batch_size rows would pass memory_budget of the machine's memory (train/memory_fit.py); off: only warn
@@ -91,8 +94,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     if not 0 < cfg.memory_budget <= 1:
         raise ConfigError(f"config key 'memory_budget' is a share of the machine's memory in (0, 1], got "
                           f"{cfg.memory_budget}")
-    if cfg.decision_weight <= 0:
-        raise ConfigError(f"config key 'decision_weight' must be positive, got {cfg.decision_weight}")
+    for key in ("decision_weight", "count_weight"):
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     return cfg
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from nanoagent.record import Record, RecordError, jsonl_lines
 from nanoagent.render import render
+from nanoagent.toolcall import CLOSE
 
 
 class DataError(ValueError):
@@ -55,7 +56,7 @@ class TokenDataset:
 class Batch:
     inputs: np.ndarray  # (B, L) int32
     targets: np.ndarray  # (B, L) int32
-    mask: np.ndarray  # (B, L) float32 loss weight: 0 unsupervised, 1 supervised (decision_weight on a decision)
+    mask: np.ndarray  # (B, L) float32 loss weight: 0 unsupervised, 1 supervised (decision/count weight on a decision)
     spans: tuple | None = None  # packing: per row, each record's (start, end), padding last; None: plain causal
     n_records: int = 0
     lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
@@ -101,21 +102,41 @@ def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[R
     return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
 
 
-def decision_weights(mask, weight: float) -> np.ndarray:
-    """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span.
+def decision_weights(mask, weight: float, ids=None, close_ids=(), count_weight: float = 1.0) -> np.ndarray:
+    """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span and
+    `count_weight` on every supervised token right after the ids `close_ids` (the `</tool_call>` tag) in `ids`.
 
-    That token is where the model chooses between opening a `<tool_call>` and answering in text; with a weight
-    above 1 the choice gets that many times the gradient of an ordinary token."""
+    The first token is where the model chooses between opening a `<tool_call>` and answering in text; the token
+    after a closing tag is where it chooses between another call and the end of the reply, the decision a model
+    that writes three calls where two were asked gets wrong. With a weight above 1 the choice gets that many times
+    the gradient of an ordinary token."""
     out = np.asarray(mask, dtype=np.float32)
     if weight != 1.0:
         starts = np.flatnonzero(np.diff(np.concatenate([[0.0], out])) > 0)
         out[starts] = weight
+    if count_weight != 1.0 and ids is not None and len(close_ids):
+        after = np.asarray(after_sequence(ids, close_ids), dtype=np.int64)
+        after = after[out[after] > 0]
+        out[after] = count_weight
     return out
 
 
+def after_sequence(ids, seq) -> list[int]:
+    """Positions of the tokens right after each occurrence of the token sequence `seq` in `ids`."""
+    ids, seq = np.asarray(ids), np.asarray(seq)
+    n = len(seq)
+    if n == 0 or len(ids) < n:
+        return []
+    windows = np.lib.stride_tricks.sliding_window_view(ids, n)
+    after = np.flatnonzero((windows == seq).all(axis=1)) + n
+    return after[after < len(ids)].tolist()
+
+
 def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str = "skip",
-             source: str = "dataset", decision_weight: float = 1.0) -> TokenDataset:
+             source: str = "dataset", decision_weight: float = 1.0, count_weight: float = 1.0) -> TokenDataset:
     ids_out, masks_out = [], []
+    close_ids = tokenizer.encode(CLOSE, add_special_tokens=False) if count_weight != 1.0 else []
+    count_marked = 0
     too_long, truncated, unsupervised, longest = 0, 0, 0, 0
     for i, rec in enumerate(records):
         ids, mask = render(rec, tokenizer)
@@ -133,22 +154,26 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
             unsupervised += 1
             continue
         ids_out.append(np.asarray(ids, dtype=np.int32))
-        masks_out.append(decision_weights(mask, decision_weight))
+        masks_out.append(decision_weights(mask, decision_weight, ids, close_ids, count_weight))
+        count_marked += int((masks_out[-1][after_sequence(ids, close_ids)] > 0).sum()) if close_ids else 0
     stats = {"records": len(records), "kept": len(ids_out), "skipped_too_long": too_long,
              "truncated": truncated, "skipped_unsupervised": unsupervised, "longest_tokens": longest,
              "tokens": int(sum(len(x) for x in ids_out)),
              "supervised_tokens": int(sum((m[1:] > 0).sum() for m in masks_out))}
+    if close_ids:
+        stats["count_weighted_tokens"] = count_marked
     if not ids_out:
         raise DataError(f"{source}: no usable records ({stats}). Check the file, or raise --max-length.")
     return TokenDataset(ids_out, masks_out, stats)
 
 
 def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
-                 on_bad_record: str = "error", decision_weight: float = 1.0) -> TokenDataset:
+                 on_bad_record: str = "error", decision_weight: float = 1.0, count_weight: float = 1.0) -> TokenDataset:
     records, read_stats = read_records(path, on_bad_record)
     if not records:
         raise DataError(f"dataset file {path} has no records")
-    ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path), decision_weight=decision_weight)
+    ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path), decision_weight=decision_weight,
+                  count_weight=count_weight)
     ds.stats.update(read_stats, records=len(records) + read_stats["bad_records"])
     return ds
 

@@ -162,7 +162,8 @@ def run(cfg: DFTConfig) -> dict:
 
     tokenizer = load_tokenizer(cfg.model)
     kw = dict(max_length=cfg.max_length, on_too_long=cfg.on_too_long, on_bad_record=cfg.on_bad_record)
-    train_ds = load_dataset(train_path, tokenizer, decision_weight=cfg.decision_weight, **kw)
+    train_ds = load_dataset(train_path, tokenizer, decision_weight=cfg.decision_weight, count_weight=cfg.count_weight,
+                            **kw)
     valid_ds = load_dataset(valid_path, tokenizer, **kw) if valid_path else None
     stats = {"train": {"path": str(train_path), **train_ds.stats},
              "valid": {"path": str(valid_path), **valid_ds.stats} if valid_ds else None}
