@@ -78,10 +78,14 @@ def _strict(s: dict) -> None:
 def _declare_required(s: dict) -> None:
     """A required name the schema never declares (BFCL: `{"type": "dict", "required": ["adults", ...]}` with no
     `properties`) becomes a property of any value; closing the object would otherwise make it unsatisfiable."""
+    required = s.get("required")
+    if not isinstance(required, list):
+        return  # not JSON Schema's form; the engine says what it makes of it
     props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
-    missing = [k for k in s.get("required") or [] if isinstance(k, str) and k not in props]
-    if missing:
-        s["properties"] = {**props, **{k: {} for k in missing}}
+    missing = [k for k in required if isinstance(k, str) and k not in props]
+    extra = s.get("additionalProperties")
+    if missing:  # a key the schema leaves to additionalProperties keeps that schema
+        s["properties"] = {**props, **{k: dict(extra) if isinstance(extra, dict) else {} for k in missing}}
 
 
 def _enum_to_items(s: dict) -> None:

@@ -139,3 +139,15 @@ def test_shapes_real_tool_lists_mean_are_enforced_as_meant(tok):
                 call("waste", {"population": {"adults": 2, "children": 1}, "metrics": ["fame"]})]:
         c = Constraint(lltok, grammar)
         assert consumed(tok, c, bad)[1] > 0, bad
+
+
+def test_the_repair_leaves_other_object_shapes_as_they_were():
+    """A required key covered by additionalProperties keeps that schema; a `required` that is not a list is left to
+    the engine (before the repair it warned and fell back; it must not crash the request)."""
+    s = strict_schema({"type": "object", "additionalProperties": {"type": "integer"}, "required": ["a"]})
+    assert s["properties"]["a"] == {"type": "integer"}
+    for odd in (True, "adults"):
+        s = strict_schema({"type": "object", "required": odd})
+        assert "properties" not in s
+        tool_grammar([{"name": "odd", "parameters": {"type": "object", "properties": {
+            "x": {"type": "object", "required": odd}}}}])  # a grammar or a warning, never an exception

@@ -24,6 +24,7 @@ from data_recipes.synthetic.catalogue import by_name, catalogue
 from data_recipes.synthetic.chitchat import related_domains
 from data_recipes.synthetic.coding import BUGS, FILLERS
 from data_recipes.synthetic.kinds import ident
+from data_recipes.synthetic.objects import FIELDS
 from data_recipes.synthetic.params import integer, table
 from data_recipes.synthetic.values import grouped, number_text, number_words
 from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
@@ -164,6 +165,9 @@ def test_whole_numbers_are_called_as_the_user_wrote_them(rows):
     assert found[("number", "float", False)] > 50
 
 
+LABELS = {name: {key: how for key, _, _, how in fields} for name, fields in FIELDS.items()}
+
+
 def stated(value, said: str) -> bool:
     """Whether a scalar call value is in the (lower-cased) request as typed, in words, grouped, or as a phone's digits."""
     if isinstance(value, bool):
@@ -194,7 +198,12 @@ def test_object_arguments_carry_the_keys_the_request_names(rows):
                     seen["map" if "additionalProperties" in schema else "subset"] += 1
                     assert value and set(value) <= set(schema.get("properties") or value), value
                     for key, v in value.items():
-                        assert ("additionalProperties" not in schema or key.lower() in said), (key, said)
+                        if "additionalProperties" in schema:  # a map: the request names the key
+                            assert key.lower() in said, (key, said)
+                        else:  # a subset: the request names the field the way objects.FIELDS says
+                            how = LABELS[name][key]
+                            assert how.format("on" if v else "off") in said if isinstance(v, bool) else \
+                                how.replace("{}", "").strip() in said, (key, v, said)
                         assert stated(v, said), (v, said)
     assert seen["map"] >= 5 and seen["subset"] >= 5, seen
 

@@ -129,8 +129,8 @@ def asked_settings(saved: dict) -> dict:
 
 
 # What a run saved before a setting existed did then, where that is not today's default: runs older than
-# decision_weight trained every token with weight 1.
-LEGACY = {"decision_weight": 1.0}
+# decision_weight trained every token with weight 1; runs older than count_weight weighted no count token.
+LEGACY = {"decision_weight": 1.0, "count_weight": 1.0}
 
 
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:

@@ -109,7 +109,7 @@ def decision_weights(mask, weight: float, ids=None, close_ids=(), count_weight: 
     The first token is where the model chooses between opening a `<tool_call>` and answering in text; the token
     after a closing tag is where it chooses between another call and the end of the reply, the decision a model
     that writes three calls where two were asked gets wrong. With a weight above 1 the choice gets that many times
-    the gradient of an ordinary token."""
+    the gradient of an ordinary token. (No reply starts right after a closing tag, so the two never meet.)"""
     out = np.asarray(mask, dtype=np.float32)
     if weight != 1.0:
         starts = np.flatnonzero(np.diff(np.concatenate([[0.0], out])) > 0)

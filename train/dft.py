@@ -173,6 +173,10 @@ def run(cfg: DFTConfig) -> dict:
                 f"({s['supervised_tokens']} supervised); skipped: {s['skipped_too_long']} too long, "
                 f"{s['skipped_unsupervised']} without assistant tokens, {s['bad_records']} malformed; "
                 f"{s['truncated']} truncated")
+    if cfg.count_weight != 1.0:  # the marked tokens are found by the closing tag's ids: say if none matched
+        say(f"count_weight {cfg.count_weight}: {train_ds.stats['count_weighted_tokens']} tokens after a </tool_call> "
+            "weighted" + ("; none found, so the weight changes nothing (does the data have calls?)"
+                          if not train_ds.stats["count_weighted_tokens"] else ""))
     if valid_ds is None:
         say("no valid.jsonl beside the training data: validation loss is skipped")
     heldout_src = cfg.heldout or valid_path

@@ -2,7 +2,8 @@
 the supervised tokens, each weighted by the batch's mask; the weight is the sum of those token weights (the number
 of supervised tokens when none is weighted), so micro-batches and ranks combine exactly by it.
 
-    sft_loss: mean cross-entropy over supervised tokens (weighted by the batch's mask: see decision_weight).
+    sft_loss: mean cross-entropy over supervised tokens (weighted by the batch's mask: decision_weight,
+              count_weight).
     dft_loss: each supervised token's cross-entropy times its probability under the model, the probability held
               constant in the gradient (Dynamic Fine-Tuning, Wu et al. 2025: "On the Generalization of SFT").
 

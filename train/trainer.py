@@ -5,8 +5,9 @@
 
 One optimizer step = `grad_accum` micro-batches of the global batch on every data-parallel rank. Gradients are
 weighted by each micro-batch's loss weight (its supervised tokens, a decision token counting `decision_weight`
-times) and summed over micro-batches and ranks (`mx.distributed.all_sum`), then divided by the total, so 2
-processes, or 2 accumulation steps, give the same update as one process with the whole batch.
+times and a count token `count_weight` times) and summed over micro-batches and ranks (`mx.distributed.all_sum`),
+then divided by the total, so 2 processes, or 2 accumulation steps, give the same update as one process with the
+whole batch.
 Then global-norm clipping and AdamW (warmup, cosine decay; `build_optimizer`).
 
 Resume: with `cfg.resume` and a run folder holding a checkpoint, the model's trainable weights, the optimizer

@@ -13,8 +13,9 @@ Two shapes are added here:
 - a map: an object with no fixed keys; the request states each key and its value (`scores`, `votes`, `cart`,
   `expenses`, `filters`).
 
-    from data_recipes.synthetic.objects import SUBSETS, MAPS
+    from data_recipes.synthetic.objects import FIELDS, SUBSETS, MAPS
     schema, sample = MAPS["scores"]        # schema without description; sample(rng) -> Value({"Math": 85, ...})
+    FIELDS["profile_data"]                 # a subset's fields: (key, schema, sampler, how the user names it)
 
 Run: imported by param_table.py (catalogue parameters) and fn_pools.py (library object kinds); nothing to run.
 Left out: objects nested more than one level; arrays of maps (the `items`/`points` kinds cover arrays of objects).
@@ -60,7 +61,7 @@ def mapping(keys: list[str], value_schema: dict, draw, say: str, alt_say: str,
         chosen = rng.sample(keys, rng.randint(lo, min(hi, len(keys))))
         pairs = [(k, (draw[k] if isinstance(draw, dict) else draw)(rng)) for k in chosen]
         text = join_and([say.format(k=k, v=v.text) for k, v in pairs])
-        alt = join_and([alt_say.format(k=k, v=v.text) for k, v in pairs])
+        alt = join_and([alt_say.format(k=k, v=v.alt[0] if v.alt else v.text) for k, v in pairs])
         return Value({k: v.value for k, v in pairs}, text, (alt,) if alt != text else ())
     return schema, sample
 
@@ -88,29 +89,29 @@ def _word(options: list[str]) -> Callable[[random.Random], Value]:
     return lambda rng: Value(v := V.pick(rng, options), v)
 
 
-FILTER_VALUES = {"status": _word(["shipped", "pending", "cancelled", "overdue"]), "plan": _word(["free", "pro", "team"]),
-                 "tier": _word(["gold", "silver", "bronze"]), "stage": _word(["lead", "trial", "customer"])}
+FILTER_VALUES = {"status": _word(["shipped", "pending", "cancelled", "overdue"]),
+                 "plan": _word(["free", "pro", "team"]), "tier": _word(["gold", "silver", "bronze"]),
+                 "stage": _word(["lead", "trial", "customer"])}
 
 
 _STRING = {"type": "string"}
-SUBSETS = {
-    "profile_data": subset([("name", _STRING, V.person, "name {}"), ("email", _STRING, V.email, "email {}"),
-                            ("phone", _STRING, V.phone, "phone number {}"),
-                            ("age", {"type": "integer"}, _int(18, 90, 90), "age {}"),
-                            ("city", _STRING, V.city, "city {}")]),
-    "ac_settings": subset([("mode", {"type": "string", "enum": ["COOL", "HEAT", "DRY", "FAN", "AUTO"]},
-                            _code(["COOL", "HEAT", "DRY", "FAN", "AUTO"]), "{} mode"),
-                           ("fan_speed", {"type": "string", "enum": ["LOW", "MID", "HIGH"]},
-                            _code(["LOW", "MID", "HIGH"]), "{} fan speed"),
-                           ("target_temperature", {"type": "integer", "minimum": 16, "maximum": 30}, _int(16, 30, 30),
-                            "{} degrees"),
-                           ("power_save", {"type": "boolean"}, _on_off, "power saving {}")], lo=2),
-    "query_params": subset([("q", _STRING, V.text_from(["running shoes", "laptop stand", "python", "weather"]),
-                             "q={}"), ("page", {"type": "integer"}, _int(1, 20), "page {}"),
-                            ("limit", {"type": "integer"}, _int(5, 100), "limit {}"),
-                            ("sort", {"type": "string", "enum": ["asc", "desc"]},
-                             _word(["asc", "desc"]), "sort {}")]),
+FIELDS: dict[str, list[Field]] = {  # the subset objects, field by field
+    "profile_data": [("name", _STRING, V.person, "name {}"), ("email", _STRING, V.email, "email {}"),
+                     ("phone", _STRING, V.phone, "phone number {}"),
+                     ("age", {"type": "integer"}, _int(18, 90, 90), "age {}"), ("city", _STRING, V.city, "city {}")],
+    "ac_settings": [("mode", {"type": "string", "enum": ["COOL", "HEAT", "DRY", "FAN", "AUTO"]},
+                     _code(["COOL", "HEAT", "DRY", "FAN", "AUTO"]), "{} mode"),
+                    ("fan_speed", {"type": "string", "enum": ["LOW", "MID", "HIGH"]}, _code(["LOW", "MID", "HIGH"]),
+                     "{} fan speed"),
+                    ("target_temperature", {"type": "integer", "minimum": 16, "maximum": 30}, _int(16, 30, 30),
+                     "{} degrees"),
+                    ("power_save", {"type": "boolean"}, _on_off, "power saving {}")],
+    "query_params": [("q", _STRING, V.text_from(["running shoes", "laptop stand", "python", "weather"]), "q={}"),
+                     ("page", {"type": "integer"}, _int(1, 20), "page {}"),
+                     ("limit", {"type": "integer"}, _int(5, 100), "limit {}"),
+                     ("sort", {"type": "string", "enum": ["asc", "desc"]}, _word(["asc", "desc"]), "sort {}")],
 }
+SUBSETS = {name: subset(fields, lo=2 if name == "ac_settings" else 1) for name, fields in FIELDS.items()}
 MAPS = {
     "scores": mapping(["Math", "English", "Science", "History", "Art", "Music", "Biology", "Chemistry", "Physics",
                        "Geography"], {"type": "integer"}, _int(40, 100), "{k} {v}", "{v} in {k}", lo=3),
