@@ -11,7 +11,8 @@ parsable call), with the share of items whose count was right, over and under.
 
 It also counts one value failure: of the schema-valid replies with the right count but a wrong value, those where two
 calls of a function share a value that only one of its expected calls accepts ("carried": the request changed the
-value between calls, the model kept one call's).
+value between calls, the model kept one call's); and of the replies with too many calls, those where a call repeats
+an earlier call of the same reply exactly ("repeated": the model wrote a call again instead of ending the reply).
 
 Left out: suites without shipped answers (irrelevance, live_irrelevance: no call expected) and the validation split.
 """
@@ -66,6 +67,14 @@ def carry_over(items: list[dict], answers: dict[str, list]) -> dict:
     return {"n": len(wrong), "carried": sum(carried(i["calls"], answers[i["id"]]) for i in wrong)}
 
 
+def repeats(items: list[dict], expected: dict[str, int]) -> dict:
+    """{"over": replies with more calls than expected, "repeated": those of them in which a call repeats an earlier
+    call of the reply, name and arguments alike}."""
+    over = [i for i in items if i["id"] in expected and len(i.get("calls") or []) > expected[i["id"]]]
+    keys = [[json.dumps(c, sort_keys=True) for c in i["calls"]] for i in over]
+    return {"over": len(over), "repeated": sum(len(set(k)) < len(k) for k in keys)}
+
+
 def count_table(items: list[dict], expected: dict[str, int]) -> dict:
     """{"cells": {expected: {made: n}}, "right"/"over"/"under"/"no_call": shares, "n": items counted}."""
     cells: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -82,7 +91,7 @@ def count_table(items: list[dict], expected: dict[str, int]) -> dict:
     return {"n": n, **shares, "cells": {str(k): dict(v) for k, v in sorted(cells.items())}}
 
 
-def render(label: str, suite: str, table: dict, carry: dict | None = None) -> str:
+def render(label: str, suite: str, table: dict, carry: dict | None = None, repeat: dict | None = None) -> str:
     made = sorted({m for row in table["cells"].values() for m in row}, key=lambda m: (m == "-", str(m).zfill(3)))
     lines = [f"{label} / {suite}: {table['n']} items; count right {table['right']:.1%}, over {table['over']:.1%}, "
              f"under {table['under']:.1%}, no parsable call {table['no_call']:.1%}",
@@ -93,6 +102,9 @@ def render(label: str, suite: str, table: dict, carry: dict | None = None) -> st
     if carry is not None:
         lines.append(f"count right, schema-valid but wrong: {carry['n']}; two calls share a value only one expected "
                      f"call accepts (carried): {carry['carried']}")
+    if repeat is not None:
+        lines.append(f"too many calls: {repeat['over']}; a call repeats an earlier one exactly (repeated): "
+                     f"{repeat['repeated']}")
     return "\n".join(lines)
 
 
@@ -117,10 +129,11 @@ def main(argv=None) -> int:
                 text.append(f"{label} / {suite}: not in {path}")
                 continue
             items = run["suites"][suite]["items"]
-            table = count_table(items, {k: len(v) for k, v in answers[suite].items()})
-            carry = carry_over(items, answers[suite])
-            out.setdefault(label, {})[suite] = {**table, "carry_over": carry}
-            text.append(render(label, suite, table, carry))
+            counts = {k: len(v) for k, v in answers[suite].items()}
+            table = count_table(items, counts)
+            carry, repeat = carry_over(items, answers[suite]), repeats(items, counts)
+            out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat}
+            text.append(render(label, suite, table, carry, repeat))
     print(json.dumps(out, indent=2) if args.json else "\n\n".join(text))
     return 0
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eval.call_counts import carry_over, count_table, expected_counts, main
+from eval.call_counts import carry_over, count_table, expected_counts, main, repeats
 
 
 def test_count_table_splits_right_over_under_and_no_call():
@@ -56,3 +56,12 @@ def test_carry_over_counts_calls_that_share_a_value_only_one_expected_call_accep
     over = reply("b", {"x": 1}, {"x": 1}, {"x": 1})  # wrong count: left out
     other_function = reply("c", ("f", {"x": "ny"}), ("g", {"x": "NY"}))  # one value, two functions: not carried
     assert carry_over([kept, kept_second, shared, right, over, other_function], answers) == {"n": 4, "carried": 2}
+
+
+def test_repeats_counts_over_count_replies_that_write_a_call_again():
+    a, b = {"name": "f", "arguments": {"x": 1}}, {"name": "f", "arguments": {"x": 2}}
+    items = [{"id": "r", "calls": [a, b, dict(a)]},        # over, and a call written again
+             {"id": "s", "calls": [a, b, {"name": "f", "arguments": {"x": 3}}]},  # over, three different calls
+             {"id": "t", "calls": [a, a]},                  # a repeat, but the count is right
+             {"id": "u", "calls": [a]}]
+    assert repeats(items, {"r": 2, "s": 2, "t": 2, "u": 2}) == {"over": 2, "repeated": 1}
