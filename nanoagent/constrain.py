@@ -112,15 +112,17 @@ JSON_LAYOUT = {"whitespace_flexible": False, "item_separator": ", ", "key_separa
 
 def _lark(schemas: list[dict], require_call: bool = False) -> str:
     body = json.dumps({**({"anyOf": schemas} if len(schemas) > 1 else schemas[0]), "x-guidance": JSON_LAYOUT})
-    # `head` is lazy: it ends at the first "<tool_call>", so free text can't run past the tag unconstrained.
+    # `head` is lazy: it ends at the first "<tool_call>", so free text can't run past the tag unconstrained. The tag
+    # alone is the trigger, as the parser reads it: with "<tool_call>\n" as the trigger, "<tool_call>{...}" (no
+    # newline) or a tag inside prose stayed free text that the parser then read as a call.
     start = ("start: next_call (SEP next_call)*" if require_call
              else "start: TEXT | head call_body (SEP next_call)*")
     return "\n".join([
         "%llguidance {}",
         start,
-        f"head[lazy]: TEXT {json.dumps(OPEN + chr(10))}",
-        f"call_body: %json {body} {json.dumps(chr(10) + CLOSE)}",
-        f"next_call: {json.dumps(OPEN + chr(10))} call_body",
+        f"head[lazy]: TEXT {json.dumps(OPEN)}",
+        f"call_body: {json.dumps(chr(10))} %json {body} {json.dumps(chr(10) + CLOSE)}",
+        f"next_call: {json.dumps(OPEN)} call_body",
         "SEP: /\\n?/",
         "TEXT: /(.|\\n)*/",
     ]) + "\n"

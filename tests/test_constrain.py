@@ -72,6 +72,8 @@ def test_valid_replies_pass_and_may_end(tok, constraint, text):
     (call("search", {"q": "x"}), "tool not offered"),
     ("<tool_call>\nhello\n</tool_call>", "not JSON after the tag"),
     (call("get_weather", {"city": "Paris"}) + " and then more words", "text after the last call"),
+    ('<tool_call>{"name": "search", "arguments": {}}</tool_call>', "a call without the newline (the parser reads it)"),
+    ("As the prompt says, inside <tool_call></tool_call> tags.", "the tag inside prose: the base model echoes it"),
 ])
 def test_invalid_replies_are_refused(tok, constraint, text, why):
     c = constraint()
