@@ -169,7 +169,8 @@ LABELS = {name: {key: how for key, _, _, how in fields} for name, fields in FIEL
 
 
 def stated(value, said: str) -> bool:
-    """Whether a scalar call value is in the (lower-cased) request as typed, in words, grouped, or as a phone's digits."""
+    """Whether a scalar call value is in the (lower-cased) request as typed, in words, grouped, or as a phone's digits
+    (a boolean has no surface of its own: the caller checks its field's phrase)."""
     if isinstance(value, bool):
         return True
     if isinstance(value, str):

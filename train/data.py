@@ -102,9 +102,10 @@ def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[R
     return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
 
 
-def decision_weights(mask, weight: float, ids=None, close_ids=(), count_weight: float = 1.0) -> np.ndarray:
+def decision_weights(mask, weight: float, count_at=(), count_weight: float = 1.0) -> np.ndarray:
     """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span and
-    `count_weight` on every supervised token right after the ids `close_ids` (the `</tool_call>` tag) in `ids`.
+    `count_weight` on the supervised ones of the positions `count_at` (the tokens after each `</tool_call>`:
+    `after_sequence(ids, close_ids)`).
 
     The first token is where the model chooses between opening a `<tool_call>` and answering in text; the token
     after a closing tag is where it chooses between another call and the end of the reply, the decision a model
@@ -114,10 +115,9 @@ def decision_weights(mask, weight: float, ids=None, close_ids=(), count_weight: 
     if weight != 1.0:
         starts = np.flatnonzero(np.diff(np.concatenate([[0.0], out])) > 0)
         out[starts] = weight
-    if count_weight != 1.0 and ids is not None and len(close_ids):
-        after = np.asarray(after_sequence(ids, close_ids), dtype=np.int64)
-        after = after[out[after] > 0]
-        out[after] = count_weight
+    if count_weight != 1.0 and len(count_at):
+        at = np.asarray(count_at, dtype=np.int64)
+        out[at[out[at] > 0]] = count_weight
     return out
 
 
@@ -154,8 +154,9 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
             unsupervised += 1
             continue
         ids_out.append(np.asarray(ids, dtype=np.int32))
-        masks_out.append(decision_weights(mask, decision_weight, ids, close_ids, count_weight))
-        count_marked += int((masks_out[-1][after_sequence(ids, close_ids)] > 0).sum()) if close_ids else 0
+        after = after_sequence(ids, close_ids) if close_ids else []
+        masks_out.append(decision_weights(mask, decision_weight, after, count_weight))
+        count_marked += int((masks_out[-1][after] > 0).sum()) if after else 0
     stats = {"records": len(records), "kept": len(ids_out), "skipped_too_long": too_long,
              "truncated": truncated, "skipped_unsupervised": unsupervised, "longest_tokens": longest,
              "tokens": int(sum(len(x) for x in ids_out)),
