@@ -1,6 +1,9 @@
-"""Benchmark the GGUF export of the embedded model: export time, size, llama.cpp speed, parity with MLX.
+"""Benchmark the GGUF export of a model (the embedded one by default): export time, size, llama.cpp speed, parity.
 
     .venv/bin/python -m bench.export [--types q8_0 f16 f32] [--new-tokens 128] [--repeats 3] [--threads 2]
+    .venv/bin/python -m bench.export --model runs/pipeline/sft --types q8_0 q8_0:f16 --name export_embedding_pipeline
+
+A type `T:E` writes type T with the token embedding (the tied output layer) as E (export.gguf --embedding-type E).
 
 For each type: seconds to write the file (the model already loaded), file size, llama-cpp-python prompt and greedy
 generation tokens/s (our prompt ids, fixed number of new tokens, median of repeats), and against MLX on the source
@@ -18,6 +21,7 @@ import argparse
 import os
 import statistics
 import tempfile
+import sys
 import time
 from pathlib import Path
 
@@ -72,18 +76,22 @@ def main(argv=None) -> int:
     from nanoagent.models import embedded_gguf
 
     p = argparse.ArgumentParser(prog="python -m bench.export", description=__doc__.split("\n")[0])
-    p.add_argument("--types", nargs="+", default=["q8_0", "f16", "f32"])
+    p.add_argument("--model", default="embedded", help="what export.gguf takes as --model (default: embedded)")
+    p.add_argument("--types", nargs="+", default=["q8_0", "f16", "f32"],
+                   help="types to write; TYPE:EMBEDDING_TYPE for another token-embedding type (q8_0:f16)")
     p.add_argument("--new-tokens", type=int, default=128)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads (1: robust on a shared CPU)")
     p.add_argument("--out-dir", default=None, help="where the exported files go (default: a temporary folder)")
     p.add_argument("--speed-only", action="store_true", help="skip the parity figures (export, size and speed only)")
+    p.add_argument("--parity-only", action="store_true", help="skip the speed figures (a busy CPU: parity is "
+                                                                 "deterministic, speed is not)")
     p.add_argument("--name", default="export", help="result name: bench/results/NAME.json")
     args = p.parse_args(argv)
 
     load_before = os.getloadavg()
     t0 = time.perf_counter()
-    src = resolve_source("embedded")
+    src = resolve_source(args.model)
     model, tok, weights = load_source(src)
     load_s = time.perf_counter() - t0
     ids = render_prompt(PROMPT, [], tok)
@@ -91,28 +99,34 @@ def main(argv=None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
 
     peer_path = embedded_gguf()
-    results = {"Q4_1 (embedded original, peer)": {"bytes": peer_path.stat().st_size,
-                                                    **speed(peer_path, ids, args.new_tokens, args.repeats, args.threads),
-                                                    **({} if args.speed_only else parity(peer_path, model, tok))}}
-    peer = results["Q4_1 (embedded original, peer)"]
-    print("Q4_1", results["Q4_1 (embedded original, peer)"], flush=True)
-    for q in args.types:
+    peer = {"bytes": peer_path.stat().st_size}
+    if not args.parity_only:
+        peer.update(speed(peer_path, ids, args.new_tokens, args.repeats, args.threads))
+    if not args.speed_only and args.model == "embedded":  # the peer is the base model: parity only against it
+        peer.update(parity(peer_path, model, tok))
+    results = {"Q4_1 (embedded original, peer)": peer}
+    print("Q4_1", peer, flush=True)
+    for spec in args.types:
+        q, _, embedding = spec.lower().partition(":")
         t = time.perf_counter()
-        info = write_gguf(weights, src.config, tok, workdir / f"smollm2-135m-{q}.gguf", q, progress=False)
+        info = write_gguf(weights, src.config, tok, workdir / f"{src.name}-{q}{'-' + embedding if embedding else ''}"
+                          ".gguf", q, progress=False, embedding_type=embedding or None)
         r = {"export_seconds": time.perf_counter() - t, "bytes": info["bytes"], "tensor_types": info["tensor_types"],
-             **speed(info["path"], ids, args.new_tokens, args.repeats, args.threads),
+             "embedding_type": info["embedding_type"],
+             **({} if args.parity_only else speed(info["path"], ids, args.new_tokens, args.repeats, args.threads)),
              **({} if args.speed_only else parity(info["path"], model, tok))}
         if q == "f32" and not args.speed_only:
             r["with_f32_kv_cache"] = parity(info["path"], model, tok, f32_cache=True)
-        r["ratio_vs_q4_1"] = {"bytes": r["bytes"] / peer["bytes"],
-                              "generation_tokens_per_s": r["generation_tokens_per_s"] / peer["generation_tokens_per_s"],
-                              "prompt_tokens_per_s": r["prompt_tokens_per_s"] / peer["prompt_tokens_per_s"]}
-        results[q.upper()] = r
-        print(q, r, flush=True)
+        r["ratio_vs_q4_1"] = {"bytes": r["bytes"] / peer["bytes"]}
+        if not args.parity_only:
+            r["ratio_vs_q4_1"].update({k: r[k] / peer[k] for k in ("generation_tokens_per_s", "prompt_tokens_per_s")})
+        results[spec.upper()] = r
+        print(spec, r, flush=True)
         Path(info["path"]).unlink()
     path = write_result(args.name, {
-        "command": "python -m bench.export " + " ".join(argv or []),
-        "threads": args.threads, "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "command": "python -m bench.export " + " ".join(argv or sys.argv[1:]),
+        "model": args.model, "threads": args.threads, "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
         "model_load_seconds": load_s, "note": "other jobs shared the CPU during this run (see load averages); "
                                               "export_seconds include Q8_0 quantization in numpy",
         "results": results})

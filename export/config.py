@@ -38,6 +38,9 @@ class ExportConfig:
     out: str | None = field(default=None, metadata={"help": "the .gguf to write (default: "
                                                             "exports/<model>-<TYPE>.gguf)"})
     type: str = field(default="q8_0", metadata={"help": "q8_0, f16 or f32 (default: q8_0)"})
+    embedding_type: str | None = field(default=None, metadata={"help": "type of the token embedding, which a tied "
+                                                                       "model also uses as its output layer: q8_0, "
+                                                                       "f16 or f32 (default: --type)"})
     name: str | None = field(default=None, metadata={"help": "general.name written into the GGUF (default: the "
                                                              "model's name)"})
     check: bool = field(default=True, metadata={"help": "run the parity report (llama.cpp on the file vs MLX on "

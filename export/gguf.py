@@ -1,6 +1,7 @@
 """Export a model to a GGUF that llama.cpp runs, then prove it matches the source: `python -m export.gguf`.
 
-    python -m export.gguf --model RUN_OR_FOLDER --out FILE.gguf [--type q8_0|f16|f32] [--no-check] [--config X.yaml]
+    python -m export.gguf --model RUN_OR_FOLDER --out FILE.gguf [--type q8_0|f16|f32] [--embedding-type f16]
+        [--no-check] [--config X.yaml]
     python -m export.gguf --model embedded --out smollm2-135m-q8_0.gguf
 
 Order of work: every input is checked first (the type, the model folder and its architecture, that the output can
@@ -10,6 +11,9 @@ llama.cpp on the new file against MLX on the source. Its summary is printed at t
 export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
 was written but parity is below the thresholds in export.config. A call threshold stored with the source model
 (nanoagent/call_threshold.py) travels in the GGUF's metadata, so `nanoagent serve FILE.gguf` applies it.
+
+`--embedding-type f16` writes the token embedding (a tied model's output layer too) as F16 and the rest as Q8_0:
+most of a Q8_0 file's perplexity gap is there (export/README.md has the measurements).
 
 Left out: quantization types other than Q8_0/F16/F32 (run llama.cpp's llama-quantize on the F16 or F32 file).
 """
@@ -67,6 +71,8 @@ def verdict(report: dict, cfg: ExportConfig) -> list[str]:
 def export(cfg: ExportConfig, say=print) -> dict:
     """Check inputs, write the GGUF, run the parity report; returns the record written to FILE.export.json."""
     cfg.type = check_type(cfg.type)
+    if cfg.embedding_type is not None:
+        cfg.embedding_type = check_type(cfg.embedding_type, "--embedding-type")
     source = resolve_source(cfg.model)
     out = check_output(cfg.out or Path("exports") / f"{source.name}-{cfg.type.upper()}.gguf")
     cfg.out = str(out)
@@ -87,7 +93,7 @@ def export(cfg: ExportConfig, say=print) -> dict:
     load_s = time.perf_counter() - start
     threshold = stored_threshold(source.folder)
     result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name,
-                        call_threshold=threshold)
+                        call_threshold=threshold, embedding_type=cfg.embedding_type)
     result["call_threshold"] = threshold
     export_s = time.perf_counter() - start
     del weights
@@ -108,6 +114,9 @@ def export(cfg: ExportConfig, say=print) -> dict:
         for line in summary_lines(report):
             say("  " + line)
         say("parity: PASS" if not failed else "parity: FAIL: " + "; ".join(failed))
+        if failed and cfg.type == "q8_0" and result["embedding_type"] == "q8_0":
+            say("  hint: --embedding-type f16 keeps the output layer out of Q8_0, where most of the perplexity gap "
+                "comes from (+27 MB for the 135M model; bench/results/export_speed_embedding_t2.json)")
     write_resolved(cfg, out.with_suffix(".export.json"), record)
     return record
 

@@ -5,11 +5,13 @@ its llama.cpp rollout engine.
 Tensor names are gguf_import's table read backwards; attention Q and K rows get llama.cpp's rope permutation (the
 inverse of `gguf_import._unpermute`); 1-D tensors (the RMS norms) stay float32; a tied embedding is written once
 as `token_embd` with no `output` tensor. Matrices become Q8_0 (`gguf.quants.quantize`, blocks of 32 with one
-float16 scale), F16 or F32. The file is written to a temporary name beside the target and renamed into place only
+float16 scale), F16 or F32; the vocabulary-wide matrices may take another type than the rest (`embedding_type`,
+below). The file is written to a temporary name beside the target and renamed into place only
 when complete, so a failed export never leaves a partial file under the final name.
 
 Usage:
     write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", name="my-model")
+    write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", embedding_type="f16")  # output layer in F16
     write_gguf(model_weights(model), config, tokenizer, "policy.gguf", qtype="f16")   # an MLX model, LoRA fused
 
 Left out: K-quants and other block types (llama.cpp's `llama-quantize` makes them from our F16/F32 file), split
@@ -55,10 +57,10 @@ def model_weights(model) -> dict[str, np.ndarray]:
     return weights
 
 
-def check_type(qtype: str) -> str:
+def check_type(qtype: str, flag: str = "--type") -> str:
     q = str(qtype).lower()
     if q not in TYPES:
-        raise ExportError(f"--type {qtype!r} is not supported; choose one of {', '.join(TYPES)} (default q8_0)")
+        raise ExportError(f"{flag} {qtype!r} is not supported; choose one of {', '.join(TYPES)} (default q8_0)")
     return q
 
 
@@ -125,10 +127,16 @@ def _order(name: str):
     return (1, int(parts[1]), name) if parts[0] == "blk" else (0 if name.startswith("token_embd") else 2, 0, name)
 
 
+EMBEDDING_TENSORS = ("token_embd.weight", "output.weight")  # the vocabulary-wide matrices (tied: token_embd only)
+
+
 def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str = "q8_0", name: str = "model",
-               chat_template: str | None = None, progress: bool = True, call_threshold: float | None = None) -> dict:
+               chat_template: str | None = None, progress: bool = True, call_threshold: float | None = None,
+               embedding_type: str | None = None) -> dict:
     """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}.
-    `call_threshold` (the one stored with the source model, nanoagent/call_threshold.py) goes into the metadata."""
+    `call_threshold` (the one stored with the source model, nanoagent/call_threshold.py) goes into the metadata.
+    `embedding_type` (default `qtype`) is the type of EMBEDDING_TENSORS, as llama-quantize's --token-embedding-type
+    and --output-tensor-type: with tied embeddings token_embd is also the output layer."""
     import gguf
     from tqdm import tqdm
 
@@ -136,6 +144,7 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
     from nanoagent.render import CHAT_TEMPLATE
 
     qtype = check_type(qtype)
+    embedding_type = check_type(embedding_type or qtype, "--embedding-type")
     out = Path(out)
     tensors = gguf_tensors(weights, cfg)
     n_vocab = tensors["token_embd.weight"].shape[0]
@@ -183,8 +192,9 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
         if call_threshold is not None:
             w.add_float32(GGUF_KEY, float(call_threshold))
         for gname in tqdm(sorted(tensors, key=_order), desc=f"encoding {qtype}", unit="tensor", disable=not progress):
-            data, ggml_type = encode_tensor(tensors[gname], qtype)
-            if qtype == "q8_0" and data.ndim == 2 and ggml_type.name == "F16":
+            want = embedding_type if gname in EMBEDDING_TENSORS else qtype
+            data, ggml_type = encode_tensor(tensors[gname], want)
+            if want == "q8_0" and data.ndim == 2 and ggml_type.name == "F16":
                 fallback.append(gname)
             counts[ggml_type.name] = counts.get(ggml_type.name, 0) + 1
             w.add_tensor(gname, data, raw_dtype=ggml_type if ggml_type.name == "Q8_0" else None)
@@ -197,4 +207,5 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
     finally:
         if tmp.exists():
             tmp.unlink()
-    return {"path": str(out), "bytes": out.stat().st_size, "tensor_types": counts, "fallback_f16": fallback}
+    return {"path": str(out), "bytes": out.stat().st_size, "tensor_types": counts, "fallback_f16": fallback,
+            "embedding_type": embedding_type}

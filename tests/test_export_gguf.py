@@ -131,6 +131,24 @@ def test_untied_model_gets_an_output_tensor(tmp_path):
     assert "output.weight" in names and "token_embd.weight" in names
 
 
+def test_embedding_type_sets_only_the_vocabulary_matrices(tiny, tmp_path):
+    """--embedding-type f16 on a Q8_0 export: token_embd (and an untied output) F16, every other matrix Q8_0."""
+    from export.source import load_source
+    from nanoagent.testing import save_tiny_model
+
+    src, _, tok, weights = tiny
+    res = write_gguf(weights, src.config, tok, tmp_path / "t.gguf", "q8_0", progress=False, embedding_type="f16")
+    types = {t.name: t.tensor_type.name for t in _reader(res["path"]).tensors}
+    assert types.pop("token_embd.weight") == "F16" and res["embedding_type"] == "f16"
+    assert {t for n, t in types.items() if "norm" not in n} == {"Q8_0"} and not res["fallback_f16"]
+    untied = resolve_source(str(save_tiny_model(tmp_path / "untied", tie_word_embeddings=False)))
+    _, tok2, weights2 = load_source(untied)
+    res = write_gguf(weights2, untied.config, tok2, tmp_path / "u.gguf", "q8_0", progress=False, embedding_type="f16")
+    types = {t.name: t.tensor_type.name for t in _reader(res["path"]).tensors}
+    assert types["token_embd.weight"] == types["output.weight"] == "F16" and types["blk.0.ffn_down.weight"] == "Q8_0"
+    assert write_gguf(weights, src.config, tok, tmp_path / "d.gguf", "q8_0", progress=False)["embedding_type"] == "q8_0"
+
+
 def test_llama_cpp_runs_the_file_with_our_tokens_and_logits(exported, tiny):
     llama_cpp = pytest.importorskip("llama_cpp")
     import mlx.core as mx
@@ -186,6 +204,9 @@ def test_cli_writes_file_report_and_config_and_parity_passes(tiny, tmp_path, cap
     assert p["tool_calls"]["same_parse"] == p["tool_calls"]["total"]
     assert p["chat_format"]["jinja_identical"] == p["chat_format"]["total"]
     assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    assert main(["--model", str(src.folder), "--out", str(out), "--embedding-type", "F16", "--no-check"]) == 0
+    assert json.loads((tmp_path / "sub" / "t.export.json").read_text())["config"]["embedding_type"] == "f16"
+    assert next(t for t in _reader(out).tensors if t.name == "token_embd.weight").tensor_type.name == "F16"
 
 
 def _umask():
@@ -223,6 +244,8 @@ def test_bad_input_fails_before_work(tiny, tmp_path, no_work, capsys):
         (["--model", str(tmp_path / "empty"), "--out", str(tmp_path / "a.gguf")], "not a model folder"),
         (["--model", str(mistral), "--out", str(tmp_path / "a.gguf")], "'mistral' is not supported"),
         (["--model", folder, "--out", str(tmp_path / "a.gguf"), "--type", "q4_k"], "q4_k"),
+        (["--model", folder, "--out", str(tmp_path / "a.gguf"), "--embedding-type", "q6_k"],
+         "--embedding-type 'q6_k' is not supported"),
         (["--model", folder, "--out", str(tmp_path / "afile" / "x.gguf")], "cannot create"),
         (["--model", folder, "--out", str(tmp_path)], "is a folder"),
         (["--model", folder, "--out", str(tmp_path / "x.bin")], "must end in .gguf"),
