@@ -12,6 +12,7 @@ import collections
 import hashlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -76,7 +77,8 @@ def test_every_record_is_canonical_and_every_call_fits_its_schema(rows):
                 assert check_arguments(fn["arguments"], specs[fn["name"]]) == [], (rec.meta, fn)
         assert rec.messages[-1]["role"] == "assistant"
         assert not rec.messages[-1].get("tool_calls") or rec.meta["kind"] in (
-            "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify", "broad_tool")
+            "single", "parallel", "distractor", "normalize", "parallel_multiple", "clarify", "broad_tool",
+            "command_tool")
         assert set(info["needs"]) <= set(specs)
     assert set(kinds) == {k for k, w in DEFAULT_KINDS.items() if w > 0}, kinds
 
@@ -117,7 +119,7 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
 # data that is meant updates them in the same commit and says so there (last: object arguments whose keys the
 # request chooses, data_recipes/synthetic/objects.py: 40 more tools, 93 of 2,227 take an object).
-SAMPLE_SHA256 = "73109c3ba5d1197ec610c60c4f2b9ea6d2ccf5f2d924f830875ff6cb376a4fc5"  # generate(300, seed=0)
+SAMPLE_SHA256 = "ea7de60225682edfc41fccb901aee304aa1718f159ac3fb2a2fd35e0e63ef6e4"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "1d005b76c9805567a96ee5d13789c827b80fb3f5db1b763afbe2cdcac673da96"
 
 
@@ -181,12 +183,19 @@ def stated(value, said: str) -> bool:
     return any(f in said for f in forms)
 
 
-def test_object_arguments_carry_the_keys_the_request_names(rows):
+def test_object_arguments_carry_the_keys_the_request_names(rows, monkeypatch):
     """Maps (no fixed keys: {"Math": 85, ...}) and subsets (optional fields, only the named ones sent): every key of
     such an object, and every scalar value in it, is in the user's words (objects.py). The generator had neither
-    shape before, and its trained model got none of BFCL's 29 object-argument items right."""
+    shape before, and its trained model got none of BFCL's 29 object-argument items right. Subset tools are few
+    (FIELDS), so single rows drawn from them alone join the mixed sample."""
+    from data_recipes.synthetic import kinds
+
+    subset_tools = [t for t in catalogue() if any(p.name in FIELDS for p, _ in t.params)]
+    monkeypatch.setattr(kinds, "pick_tool", lambda rng, pred=None: subset_tools[rng.randrange(len(subset_tools))])
+    drawn = [kinds.single(random.Random(f"subset:{i}")) for i in range(40)]
+    monkeypatch.undo()
     seen = collections.Counter()
-    for r, _ in rows:
+    for r, _ in rows + drawn:
         specs = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in r.get("tools") or []}
         said = " ".join(m["content"] for m in r["messages"] if m["role"] == "user").lower()
         for m in r["messages"]:
@@ -348,6 +357,30 @@ def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
     assert min(shapes["opaque"], shapes["dispatcher"]) >= 50, shapes
     drawn = collections.Counter(info["kind"] for _, info in (example(i, 0, DEFAULT_KINDS) for i in range(600)))
     assert 0.02 * 600 <= drawn["broad_tool"] <= 0.09 * 600, drawn
+
+
+def test_command_tool_rows_send_the_command_the_request_gives():
+    """The command_tool kind: one command-runner tool, and the call sends exactly the command the request shows
+    (bare, in backticks or in quotes), with no optional setting the request never asked for."""
+    from data_recipes.synthetic.commands import COMMANDS, SHELLS
+
+    shells, quoted = collections.Counter(), 0
+    for i in range(300):
+        rec, info = example(i, 11, {"command_tool": 1.0})
+        assert Record.from_dict(rec).to_dict() == rec
+        call = rec["messages"][-1]["tool_calls"][0]["function"]
+        spec = next(t["function"] for t in rec["tools"] if t["function"]["name"] == call["name"])
+        assert call["name"] in SHELLS[info["shell"]][0] and check_arguments(call["arguments"], spec["parameters"]) == []
+        assert list(call["arguments"]) == ["command"] and call["arguments"]["command"] == info["command"]
+        assert info["command"] in {c for _, c in COMMANDS[info["shell"]]}
+        user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
+        assert info["command"] in user, (user, info["command"])
+        quoted += f"`{info['command']}`" in user
+        shells[info["shell"]] += 1
+        runners = [t for t in rec["tools"] if t["function"]["name"] in {n for v in SHELLS.values() for n in v[0]}]
+        assert len(runners) == 1, "one runner: the other offered tools come from unrelated domains"
+    assert set(shells) == set(SHELLS) and shells["windows"] > shells["powershell"], shells
+    assert 50 <= quoted <= 200, quoted
 
 
 def _leaves(x):

@@ -19,16 +19,19 @@ from typing import Iterator
 
 from data_recipes.synthetic.broad import broad_tool
 from data_recipes.synthetic.coding import coding
+from data_recipes.synthetic.commands import command_tool
 from data_recipes.synthetic.kinds import BUILDERS
 
-BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool}
+BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool}
 # About one row in five needs no call (BFCL irrelevance and real tool lists); the call kinds in the proportions of
 # BFCL's categories and real traffic; coding rows teach the agent's two tools.
 # broad_tool: live_simple +6.2 (+1.9 to +10.5) at 0.10 in a CPU A/B, irrelevance and parallel unchanged
 # (train/results/parallel-ab/README.md); it takes its share from the other single-call kinds.
-DEFAULT_KINDS: dict[str, float] = {"single": 0.11, "distractor": 0.12, "parallel": 0.11, "parallel_multiple": 0.08,
+# command_tool: 0.03 from single and distractor, for BFCL live_simple's command-runner requests (commands.py);
+# not yet trained.
+DEFAULT_KINDS: dict[str, float] = {"single": 0.10, "distractor": 0.10, "parallel": 0.11, "parallel_multiple": 0.08,
                                    "no_tool": 0.20, "multi_turn": 0.10, "clarify": 0.05, "normalize": 0.08,
-                                   "coding": 0.10, "broad_tool": 0.05}
+                                   "coding": 0.10, "broad_tool": 0.05, "command_tool": 0.03}
 
 
 def check_kinds(kinds: dict | list | None) -> dict[str, float]:
