@@ -11,7 +11,9 @@ neither and looked like a near miss. This kind gives the contrast:
 - the request states a purpose and the command, in one of several phrasings, the command bare or in backticks or
   quotes; the call carries the command exactly as written, without the quoting;
 - 0-2 unrelated tools are offered beside it.
-The commands are our own list (COMMANDS); none is invented from the purpose, as everywhere in this generator: the
+Some commands hold double quotes or backslashed paths, which the call must escape in JSON (the A/B's model broke
+`tasklist /FI "IMAGENAME eq Code.exe"` when none did). The commands are our own list (COMMANDS); none is invented
+from the purpose, as everywhere in this generator: the
 request always shows the command the call sends.
 
 Run: through data_recipes.synthetic.generate, e.g. `generate(10, kinds={"command_tool": 1})`.
@@ -77,6 +79,10 @@ COMMANDS = {
         ("see the route to the mail server", "tracert mail.example.com"),
         ("list the scheduled tasks", "schtasks /query"), ("show the computer's name", "hostname"),
         ("lock the screen", "rundll32.exe user32.dll,LockWorkStation"), ("open the calculator", "start calc.exe"),
+        ("search app.log for errors", 'findstr /i "error" app.log'),
+        ("commit the staged changes", 'git commit -m "fix the login bug"'),
+        ("delete the old draft on the desktop", 'del "%USERPROFILE%\\Desktop\\old draft.txt"'),
+        ("list only the programs that are running", 'tasklist /FI "STATUS eq running"'),
     ],
     "linux": [
         ("show how full the disks are", "df -h"), ("list every file here with sizes", "ls -la"),
@@ -95,6 +101,9 @@ COMMANDS = {
         ("print today's date", "date +%F"), ("check the open ports", "ss -tuln"),
         ("follow the app log", "journalctl -u app -n 100"), ("list the cron jobs", "crontab -l"),
         ("see the git status of the repo", "git status"), ("show the environment variables", "printenv"),
+        ("find the timeout lines in the server log", 'grep -n "timeout" server.log'),
+        ("commit everything with a message", 'git commit -am "update the readme"'),
+        ("write hello world into a file", 'echo "hello world" > hello.txt'),
     ],
     "powershell": [
         ("list the services that are running", "Get-Service | Where-Object Status -eq 'Running'"),
@@ -105,6 +114,7 @@ COMMANDS = {
         ("restart the print spooler", "Restart-Service Spooler"), ("show the PowerShell version", "$PSVersionTable"),
         ("read the first lines of todo.txt", "Get-Content todo.txt -TotalCount 10"),
         ("clear the recycle bin", "Clear-RecycleBin -Force"),
+        ("find the word invoice in the text files", 'Select-String -Path *.txt -Pattern "invoice"'),
     ],
     "mac": [
         ("open the Safari browser", "open -a Safari"), ("show the battery state", "pmset -g batt"),
