@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import sys
+import tempfile
 import time
 from pathlib import Path
 

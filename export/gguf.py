@@ -116,7 +116,7 @@ def export(cfg: ExportConfig, say=print) -> dict:
         say("parity: PASS" if not failed else "parity: FAIL: " + "; ".join(failed))
         if failed and cfg.type == "q8_0" and result["embedding_type"] == "q8_0":
             say("  hint: --embedding-type f16 keeps the output layer out of Q8_0, where most of the perplexity gap "
-                "comes from (+27 MB for the 135M model; bench/results/export_speed_embedding_t2.json)")
+                "comes from (+27 MB for the 135M model; measurements in export/README.md)")
     write_resolved(cfg, out.with_suffix(".export.json"), record)
     return record
 
