@@ -31,6 +31,17 @@ def test_temperature_one_no_nucleus_sampling_logprob_equals_raw():
         assert sampled == pytest.approx(raw)
 
 
+def test_temperature_one_draws_the_inverse_cdf_token_with_its_raw_logprob():
+    raw_all = log_softmax_numpy(LOGITS)
+    cdf = np.cumsum(np.exp(raw_all))
+    for seed in range(50):  # the same single uniform draw as the general path's inverse CDF
+        u = np.random.default_rng(seed).random()
+        expected = int(np.searchsorted(cdf, u * cdf[-1], side="right"))
+        token, raw, _ = sample_numpy(LOGITS, 1.0, 1.0, np.random.default_rng(seed))
+        assert token == expected
+        assert raw == pytest.approx(raw_all[token], abs=1e-12)
+
+
 def test_nucleus_keeps_smallest_set_reaching_top_p():
     raw = log_softmax_numpy(LOGITS)
     probs = np.exp(raw)

@@ -130,6 +130,14 @@ def sample_numpy(logits: np.ndarray, temperature: float, top_p: float,
                  rng: np.random.Generator) -> tuple[int, float, float]:
     """Sample one token from (V,) logits; returns (token id, raw log-prob, sampling log-prob)."""
     check_sampling(temperature, top_p)
+    if temperature == 1.0 and top_p >= 1.0:  # the model's own distribution (GRPO's rollouts): one exp pass
+        x = np.asarray(logits, dtype=np.float64)
+        cdf = np.cumsum(np.exp(x - x.max()))
+        token = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), x.size - 1)
+        while token and cdf[token] == cdf[token - 1]:  # a float tie at a zero-probability edge
+            token -= 1
+        lp = float(x[token] - x.max() - np.log(cdf[-1]))
+        return token, lp, lp
     raw = log_softmax_numpy(logits)
     if temperature <= 0:
         token = int(np.argmax(raw))
