@@ -128,12 +128,19 @@ def common(args, cfg, load_start) -> dict:
                        "repeats": args.repeats}}
 
 
+def per_round(batched: dict, engine_part: dict) -> dict:
+    """Each round's llama.cpp / MLX ratio (round i of each ran back to back) and their median."""
+    ratios = [e / max(b, 1e-9) for e, b in zip(engine_part.get("tokens_per_s_rounds", []),
+                                                batched.get("tokens_per_s_rounds", []))]
+    return {"llamacpp_over_mlx_batched_per_round": ratios or None,
+            "llamacpp_over_mlx_batched_median_round": float(statistics.median(ratios)) if ratios else None}
+
+
 def engine_ratios(batched: dict, sequential: dict, engine_part: dict) -> dict:
     return {"batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
             "llamacpp_engine": engine_part,
             "llamacpp_over_mlx_batched_tokens_per_s": engine_part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
-            "llamacpp_over_mlx_batched_per_round": [e / max(b, 1e-9) for e, b in zip(
-                engine_part.get("tokens_per_s_rounds", []), batched.get("tokens_per_s_rounds", []))] or None,
+            **per_round(batched, engine_part),
             "llamacpp_over_mlx_batched_with_sync": engine_part["tokens_per_s_with_one_sync"] /
             max(batched["tokens_per_s"], 1e-9)}
 
