@@ -14,6 +14,8 @@ Parts (each writes into bench/results/train_speed.json with the machine's detail
   real  the shape train.dft trains: default-recipe records (a seeded sample), packed 4 x 1024, SFT, LoRA and full.
         Each run is its own process: `today` is the path before packed attention and the malloc setting (a dense
         block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` is train.dft now, and
+        `native` is `new` with nanoagent.native's compiled softmax, SwiGLU and logsumexp (train.dft's default where
+        they are built: python -m nanoagent.native.build), and
         `mlx_lm` is mlx_lm.lora's loop on the same packed rows (plain causal, glibc's defaults). tokens/s counts
         real input tokens; peak memory is MLX's and the process's resident maximum.
         .venv/bin/python -m bench.train_speed --parts real --steps 2 --out train_speed_real
@@ -39,6 +41,7 @@ import mlx.optimizers as optim
 import numpy as np
 
 from bench.machine import write_result
+from nanoagent import native
 from nanoagent.blas import state as blas_state
 from train.config import DFTConfig
 from train.data import TokenDataset
@@ -142,8 +145,10 @@ def run_mlx_lm(spec, seqs, batch, length, fine_tune, steps, rank=16):
 
 
 REAL_VARIANTS = {"today": ("dense", "default"), "malloc": ("dense", "on"), "spans": ("spans", "default"),
-                 "new": ("spans", "on"), "mlx_lm": ("peer", "default")}
-REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "mlx_lm"], "full": ["today", "new", "mlx_lm"]}
+                 "new": ("spans", "on"), "native": ("spans", "on"), "mlx_lm": ("peer", "default")}
+NATIVE_VARIANTS = {"native"}  # with nanoagent.native's exp-family kernels (train.dft's default where built)
+REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "native", "mlx_lm"],
+              "full": ["today", "new", "native", "mlx_lm"]}
 
 
 def real_batches(tokenizer, n_records: int = 600, seed: int = 0, batch: int = 4, length: int = 1024):
@@ -196,7 +201,7 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
         model = fresh_model(spec)
         cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
                         steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0,
-                        learning_rate=1e-5, grad_clip=0.0)
+                        learning_rate=1e-5, grad_clip=0.0, native_ops=variant in NATIVE_VARIANTS)
         mx.random.seed(0)
         prepare(model, cfg)
         cb = Times()
@@ -207,6 +212,7 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
                "step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
                "peak_mem_gb": max(r[2] for r in cb.rows)}
     out.update(variant=variant, fine_tune=fine_tune, malloc=malloc_state["status"],
+               native_ops=variant in NATIVE_VARIANTS and native.usable(),
                max_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
     return out
 
@@ -218,9 +224,11 @@ def part_real(spec, args) -> dict:
 
     out = {"shape": "packed 4 x 1024, default-recipe records (seeded 600), SFT, LoRA rank 16", "timed_steps":
            args.steps, "variants": {k: {"attention": a, "malloc": m} for k, (a, m) in REAL_VARIANTS.items()}}
+    if "native" in args.real_variants and not native.usable():
+        raise SystemExit(f"the `native` variant needs the compiled ops: run `{native.BUILD_COMMAND}`")
     for ft in args.real_fine_tunes:
         runs = {}
-        for variant in REAL_CASES[ft]:
+        for variant in [v for v in REAL_CASES[ft] if v in args.real_variants]:
             env = dict(os.environ)
             if REAL_VARIANTS[variant][1] == "default":
                 env["NANOAGENT_MALLOC"] = "default"
@@ -235,9 +243,9 @@ def part_real(spec, args) -> dict:
             print(ft, variant, {k: v for k, v in runs[variant].items() if k in ("tokens_per_s", "peak_mem_gb",
                                                                                "max_rss_gb")}, flush=True)
         speed = {k: r["tokens_per_s"] for k, r in runs.items()}
-        out[ft] = {"runs": runs, "new_over_today": speed["new"] / speed["today"],
-                   "new_over_mlx_lm": speed["new"] / speed["mlx_lm"], "today_over_mlx_lm":
-                   speed["today"] / speed["mlx_lm"]}
+        out[ft] = {"runs": runs, **{f"{a}_over_{b}": speed[a] / speed[b] for a, b in
+                                    [("new", "today"), ("new", "mlx_lm"), ("today", "mlx_lm"), ("native", "today"),
+                                     ("native", "mlx_lm"), ("native", "new")] if a in speed and b in speed}}
         print(ft, {k: round(v, 3) for k, v in out[ft].items() if k != "runs"}, flush=True)
     return out
 
@@ -326,6 +334,8 @@ def main(argv=None):
     p.add_argument("--dft-methods", nargs="+", default=["lora", "full"], choices=["lora", "full"])
     p.add_argument("--numpy-ops", action="store_true", help="our runs with train.dft --numpy-ops (CPU)")
     p.add_argument("--real-fine-tunes", nargs="+", default=["lora", "full"], choices=["lora", "full"])
+    p.add_argument("--real-variants", nargs="+", default=sorted(REAL_VARIANTS), choices=sorted(REAL_VARIANTS),
+                   help="the `real` part's variants to run (default all)")
     p.add_argument("--real-run", choices=sorted(REAL_VARIANTS), help=argparse.SUPPRESS)  # one `real` child run
     p.add_argument("--out", default="train_speed")
     args = p.parse_args(argv)

@@ -1,4 +1,5 @@
-"""Exp-family ops in numpy while MLX runs on the CPU: softmax, SwiGLU and logsumexp, with their gradients.
+"""Exp-family ops off MLX's scalar exp on the CPU: softmax, SwiGLU and logsumexp, with their gradients, computed by
+nanoagent.native's compiled kernels where they are built, else in numpy.
 
 MLX's CPU backend evaluates exp, sigmoid and softmax one element at a time on x86: exp takes 33x numpy's time
 (bench/results/mlx_cpu_ops.json), and every such op carries a fixed cost besides. In a transformer step those ops
@@ -28,8 +29,14 @@ Active only where it helps and works: on the CPU device (on Metal the round trip
 float32 inputs (numpy has no bfloat16; others stay in MLX), never under `mx.compile` (nothing here compiles a
 model), and not when the environment sets NANOAGENT_NUMPY_OPS=0.
 
+Compiled kernels (nanoagent/native, `python -m nanoagent.native.build`): the same three ops as MLX primitives with a
+vectorised exp. They stay inside MLX's lazy graph, so none of the memory above is paid, and their gradients below
+are MLX ops with no exp in them. `numpy_ops()` uses them when they are built ("auto"), and train.dft does by default
+(`native_ops`; `numpy_ops`, when asked for, takes precedence). Measured in bench/results/train_speed_native.json.
+
 Usage:
-    with numpy_ops():                 # the MLX backend wraps its generation in this
+    with numpy_ops():                 # the MLX backend wraps its generation in this ("auto": native when built)
+    with numpy_ops("numpy"):          # numpy's kernels even where the native ones are built
         logits = model(inputs)
         w = softmax(scores)           # last axis; numpy here, MLX's own outside the context
     loss_and_grad = using_numpy_ops(nn.value_and_grad(model, loss))   # train.dft --numpy-ops
@@ -54,17 +61,20 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from nanoagent import mlx_patches
+from nanoagent import mlx_patches, native
 
 def active() -> bool:
     return mx.default_device() == mx.cpu and os.environ.get("NANOAGENT_NUMPY_OPS", "1") != "0"
 
 
-_DEPTH = [0]  # how many `numpy_ops()` contexts are open
+_KERNELS = []  # what each open `numpy_ops()` context computes with: "native" or "numpy"
 
 
-def _use_numpy(*arrays: mx.array) -> bool:
-    return _DEPTH[0] > 0 and active() and all(a.dtype == mx.float32 for a in arrays)
+def _kernels(*arrays: mx.array) -> str | None:
+    """The kernels the exp-family ops use now: "native", "numpy", or None (MLX's own)."""
+    if not _KERNELS or not active() or not all(a.dtype == mx.float32 for a in arrays):
+        return None
+    return _KERNELS[-1]
 
 
 def _one(x):
@@ -100,7 +110,10 @@ def _softmax_vjp(primals, cotangent, output):
 
 def softmax(x: mx.array) -> mx.array:
     """Softmax over the last axis (float32 math either way)."""
-    return _softmax(x) if _use_numpy(x) else mx.softmax(x, axis=-1, precise=True)
+    kernels = _kernels(x)
+    if kernels is None:
+        return mx.softmax(x, axis=-1, precise=True)
+    return _native_softmax(x) if kernels == "native" else _softmax(x)
 
 
 # ----------------------------------------------------------------------------------------------------- SwiGLU
@@ -123,7 +136,10 @@ def _swiglu_vjp(primals, cotangent, output):
 
 def swiglu(gate: mx.array, up: mx.array) -> mx.array:
     """silu(gate) * up, as mlx-lm's `swiglu`."""
-    return _swiglu(gate, up) if _use_numpy(gate, up) else nn.silu(gate) * up
+    kernels = _kernels(gate, up) if gate.shape == up.shape else None
+    if kernels is None:
+        return nn.silu(gate) * up
+    return _native_swiglu(gate, up) if kernels == "native" else _swiglu(gate, up)
 
 
 # -------------------------------------------------------------------------------------------------- logsumexp
@@ -148,7 +164,62 @@ def _logsumexp_vjp(primals, cotangent, output):
 
 def logsumexp(x: mx.array) -> mx.array:
     """log(sum(exp(x))) over the last axis."""
-    return _logsumexp(x) if _use_numpy(x) else mx.logsumexp(x, axis=-1)
+    kernels = _kernels(x)
+    if kernels is None:
+        return mx.logsumexp(x, axis=-1)
+    return _native_logsumexp(x) if kernels == "native" else _logsumexp(x)
+
+
+# ----------------------------------------------------------------------------------- the same, compiled (native)
+# nanoagent.native's kernels compute the forward inside MLX's graph; the gradients are MLX ops with no exp in them
+# (the softmax's uses its output; SwiGLU's and logsumexp's call the kernels again).
+
+def _softmax_backward(output, cotangent) -> tuple:
+    y, c = _one(output), _one(cotangent)
+    return (y * (c - (c * y).sum(axis=-1, keepdims=True)),)  # masked positions have y = 0
+
+
+@mx.custom_function
+def _native_softmax(x):
+    return native.load().softmax(x)
+
+
+@_native_softmax.vjp
+def _native_softmax_vjp(primals, cotangent, output):
+    return _softmax_backward(output, cotangent)
+
+
+@mx.custom_function
+def _native_causal_softmax(x):
+    return native.load().causal_softmax(x)
+
+
+@_native_causal_softmax.vjp
+def _native_causal_softmax_vjp(primals, cotangent, output):
+    return _softmax_backward(output, cotangent)
+
+
+@mx.custom_function
+def _native_swiglu(gate, up):
+    return native.load().swiglu(gate, up)
+
+
+@_native_swiglu.vjp
+def _native_swiglu_vjp(primals, cotangent, output):
+    g, u, c = primals[0], primals[1], _one(cotangent)
+    s = native.load().sigmoid(g)
+    silu = g * s
+    return c * u * (s + silu * (1.0 - s)), c * silu
+
+
+@mx.custom_function
+def _native_logsumexp(x):
+    return native.load().logsumexp(x)
+
+
+@_native_logsumexp.vjp
+def _native_logsumexp_vjp(primals, cotangent, output):
+    return (native.load().softmax(_one(primals)) * _one(cotangent)[..., None],)
 
 
 # -------------------------------------------------------------------------------------------------- attention
@@ -188,8 +259,10 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     `mask` as mlx-lm passes it: None, "causal" (the last L of the S key positions), or a bool/additive array that
     broadcasts to (B, H, L, S).
     """
-    if sinks is not None or hasattr(cache, "bits") or not _use_numpy(queries, keys, values):
+    kernels = _kernels(queries, keys, values)
+    if sinks is not None or hasattr(cache, "bits") or kernels is None:
         return mlx_patches.own_attention()(queries, keys, values, cache=cache, scale=scale, mask=mask, sinks=sinks)
+    plain, causal = (_native_softmax, _native_causal_softmax) if kernels == "native" else (_softmax, _causal_softmax)
     b, heads, length, dim = queries.shape
     kv_heads = keys.shape[1]
     q = (queries * scale).reshape(b, kv_heads, heads // kv_heads, length, dim)
@@ -197,37 +270,61 @@ def attention(queries, keys, values, cache, scale: float, mask, sinks=None):
     if isinstance(mask, str):
         if mask != "causal":
             raise ValueError(f"unknown attention mask {mask!r}")
-        weights = _causal_softmax(scores)
+        weights = causal(scores)
     elif mask is None:
-        weights = _softmax(scores)
+        weights = plain(scores)
     else:
         m = mask[:, :, None] if mask.ndim == 4 else mask  # (B, H or 1, L, S) -> with the group axis
         if m.ndim == 5 and m.shape[1] == heads and heads != kv_heads:
             m = mask.reshape(mask.shape[0], kv_heads, heads // kv_heads, *mask.shape[2:])
-        weights = _masked_softmax(scores, m) if m.dtype == mx.bool_ else _softmax(scores + m)
+        if m.dtype != mx.bool_:
+            weights = plain(scores + m)
+        elif kernels == "native":
+            weights = plain(mx.where(m, scores, -mx.inf))
+        else:
+            weights = _masked_softmax(scores, m)
     return (weights @ values[:, :, None]).reshape(b, heads, length, dim)
 
 
-def using_numpy_ops(fn):
-    """`fn`, run inside `numpy_ops()` on every call (for a `value_and_grad` function: the backward runs within
-    the call, so it is covered too)."""
+def using_numpy_ops(fn, kernels: str = "auto"):
+    """`fn`, run inside `numpy_ops(kernels)` on every call (for a `value_and_grad` function: the backward runs
+    within the call, so it is covered too)."""
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        with numpy_ops():
+        with numpy_ops(kernels):
             return fn(*args, **kwargs)
 
     return wrapped
 
 
+def training_kernels(numpy: bool, native_ops: bool) -> str | None:
+    """What a trainer's loss runs its exp-family ops with: "numpy" when asked (`numpy_ops`), else "native" when
+    allowed and built, else None (MLX's own ops)."""
+    if not active():
+        return None
+    if numpy:
+        return "numpy"
+    return "native" if native_ops and native.load() is not None else None
+
+
 @contextmanager
-def numpy_ops():
-    """While inside (and `active()`), mlx-lm's llama attention and MLP run their exp-family ops in numpy."""
+def numpy_ops(kernels: str = "auto"):
+    """While inside (and `active()`), mlx-lm's llama attention and MLP run their exp-family ops outside MLX's scalar
+    exp: with nanoagent.native's compiled kernels ("native"; "auto" picks them when built) or in numpy ("numpy")."""
+    if kernels not in ("auto", "native", "numpy"):
+        raise ValueError(f"kernels must be 'auto', 'native' or 'numpy', got {kernels!r}")
     if not active():
         yield
         return
-    _DEPTH[0] += 1
+    if kernels != "numpy" and native.load() is None:
+        if kernels == "native":
+            raise RuntimeError(f"nanoagent's native ops are not usable here: run `{native.BUILD_COMMAND}`")
+        kernels = "numpy"
+    elif kernels == "auto":
+        kernels = "native"
+    _KERNELS.append(kernels)
     try:
         with mlx_patches.replaced(mlx_patches.llama(), scaled_dot_product_attention=attention, swiglu=swiglu):
             yield
     finally:
-        _DEPTH[0] -= 1
+        _KERNELS.pop()

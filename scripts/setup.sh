@@ -57,4 +57,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --no-deps "bfcl-eval==2026.3.23"
   touch "$stamp"
 fi
+if [ "$(uname -s)" = "Linux" ] && [ "$(uname -m)" = "x86_64" ]; then
+  # nanoagent/native: vectorised softmax, SwiGLU and logsumexp for MLX on the CPU (faster training), compiled
+  # against this MLX; about a minute, skipped when a build for it exists. Without it MLX's own ops run.
+  .venv/bin/python -m nanoagent.native.build --if-needed \
+    || echo "setup: the native ops did not build (see above); training runs MLX's own, slower ops"
+fi
 echo "setup: ready (.venv)"

@@ -37,6 +37,7 @@ import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
 
+from nanoagent.numpy_ops import training_kernels
 from train.config import ConfigError
 from train.data import Batch
 from train.tuning import checkpoint_blocks
@@ -91,9 +92,9 @@ def trainable_bytes(model) -> int:
     return sum(v.nbytes for _, v in tree_flatten(model.trainable_parameters()))
 
 
-def measure(model, loss, max_length: int, vocab_size: int, numpy_ops: bool = False) -> dict:
+def measure(model, loss, max_length: int, vocab_size: int, kernels: str | None = None) -> dict:
     """GB: `before` (what is alive now), `row` (one worst-case row's activations), `grads` (the gradients),
-    measured the way the trainer runs the loss (with `numpy_ops` when it does)."""
+    measured the way the trainer runs the loss (its exp-family `kernels`, nanoagent.numpy_ops, when it uses any)."""
     import mlx.nn as nn
 
     from nanoagent.numpy_ops import using_numpy_ops
@@ -103,8 +104,8 @@ def measure(model, loss, max_length: int, vocab_size: int, numpy_ops: bool = Fal
     before = mx.get_active_memory()
     mx.reset_peak_memory()
     loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))
-    if numpy_ops:
-        loss_and_grad = using_numpy_ops(loss_and_grad)
+    if kernels:
+        loss_and_grad = using_numpy_ops(loss_and_grad, kernels)
     (value, _), grads = loss_and_grad(model, probe_batch(max_length, vocab_size))
     mx.eval(value, grads)
     peak = mx.get_peak_memory()
@@ -133,7 +134,7 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
     if vocab is None or getattr(model, "model", None) is None:
         return f"memory: not checked ({type(model).__name__} is not llama-shaped)"
     budget = cfg.memory_budget * total
-    m = measure(model, loss, cfg.max_length, vocab, numpy_ops=cfg.numpy_ops)
+    m = measure(model, loss, cfg.max_length, vocab, kernels=training_kernels(cfg.numpy_ops, cfg.native_ops))
     asked = {"asked_batch_size": cfg.batch_size, "asked_grad_accum": cfg.grad_accum}
     state_gb = 3 * trainable_bytes(model) / GB  # AdamW's two moments and the update's temporaries
 
@@ -154,7 +155,8 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
     if need(1) > budget and not cfg.grad_checkpoint:
         without = need(1)
         checkpoint_blocks(model)
-        m.update(measure(model, loss, cfg.max_length, vocab, numpy_ops=cfg.numpy_ops))
+        m.update(measure(model, loss, cfg.max_length, vocab,
+                         kernels=training_kernels(cfg.numpy_ops, cfg.native_ops)))
         if need(1) <= budget:
             cfg.grad_checkpoint = True
             asked["asked_grad_checkpoint"] = False

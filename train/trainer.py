@@ -36,7 +36,7 @@ import mlx.nn as nn
 import mlx.optimizers as optim
 from mlx.utils import tree_flatten, tree_map, tree_unflatten
 
-from nanoagent.numpy_ops import numpy_ops, using_numpy_ops
+from nanoagent.numpy_ops import numpy_ops, training_kernels, using_numpy_ops
 from nanoagent.packed_attention import using_packed_rows
 from train.checkpoint import best_state, fingerprint, load_checkpoint, save_best, save_checkpoint
 from train.data import iterate_batches as default_iterate_batches
@@ -130,7 +130,8 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
     for i, batch in enumerate(batches):
         if cfg.val_batches and i >= cfg.val_batches:
             break
-        with numpy_ops() if cfg.numpy_ops else nullcontext():
+        kernels = training_kernels(cfg.numpy_ops, cfg.native_ops)
+        with numpy_ops(kernels) if kernels else nullcontext():
             value, w = loss(model, batch)  # validation records carry no decision weight: w is the token count
             ce = value if loss is sft_loss else sft_loss(model, batch)[0]
         totals = totals + mx.stack([value * w, ce * w, w])
@@ -181,8 +182,9 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
             callback.on_checkpoint({"step": state.step, "path": str(path)})
 
     loss_and_grad = using_packed_rows(nn.value_and_grad(model, loss))  # packed rows: also under checkpointing
-    if cfg.numpy_ops:  # exp-family ops in numpy on the CPU: faster, at a large cost in memory (nanoagent/numpy_ops.py)
-        loss_and_grad = using_numpy_ops(loss_and_grad)
+    kernels = training_kernels(cfg.numpy_ops, cfg.native_ops)  # exp-family ops off MLX's scalar exp on the CPU
+    if kernels:  # (nanoagent/numpy_ops.py: numpy costs memory; the compiled kernels do not)
+        loss_and_grad = using_numpy_ops(loss_and_grad, kernels)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     batches = iterate_batches(train_data, cfg.batch_size, seed=cfg.seed, start=state.step * cfg.grad_accum,
                               pack=cfg.pack, max_length=cfg.max_length, rank=rank, world=world)
