@@ -66,9 +66,7 @@ class DFTConfig(TrainingConfig):
     # to make; 1 is plain SFT). Off by default until a run measures it (train/README.md).
     count_weight: float = 1.0
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
-    # CPU: the same ops through nanoagent's compiled kernels when built (python -m nanoagent.native.build; setup.sh
-    # builds them on x86-64 Linux): faster, with MLX's own memory use; numpy_ops, when on, takes precedence
-    native_ops: bool = True
+    # (native_ops, the compiled kernels, is on by default: train/run_config.py); numpy_ops, when on, takes precedence
     # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
     # batch_size rows would pass memory_budget of the machine's memory (train/memory_fit.py); off: only warn
     memory_fit: bool = True
@@ -118,7 +116,8 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
 
 
 # What may change when a run resumes: how long it runs and how it reports, not what it trains.
-RESUME_SAFE = {"memory_fit", "memory_budget", "native_ops", "steps", "val_every", "val_batches", "save_every", "keep_checkpoints", "validity_n", "threshold_n",
+RESUME_SAFE = {"memory_fit", "memory_budget", "native_ops", "steps", "val_every", "val_batches", "save_every",
+               "keep_checkpoints", "validity_n", "threshold_n",
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 

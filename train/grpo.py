@@ -111,6 +111,7 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
     import numpy as np
     from mlx.utils import tree_map
 
+    from nanoagent.numpy_ops import training_kernels, using_numpy_ops
     from nanoagent.packed_attention import using_packed_rows
     from train.grpo_loss import clip_fraction, grpo_loss, token_logprobs
 
@@ -122,6 +123,9 @@ def update(model, apply_update, batches, cfg, ref_model=None) -> dict:
             kl.append((float(np.mean(np.exp(d) - d - 1.0)) if d.size else 0.0, b.n_tokens))
     # attention in query blocks (train.losses.hidden_states), kept in place for checkpointing's backward too
     loss_and_grad = using_packed_rows(nn.value_and_grad(model, lambda m, b: grpo_loss(m, b, cfg.clip_eps, cfg.beta)))
+    kernels = training_kernels(False, cfg.native_ops)  # the compiled exp-family kernels where built (numpy_ops.py)
+    if kernels:
+        loss_and_grad = using_numpy_ops(loss_and_grad, kernels)
     losses, norms, clips = [], [], []
     for _ in range(cfg.inner_steps):
         grads, total = None, mx.array(0.0)

@@ -150,7 +150,8 @@ def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
 
 
 # What may change when a run resumes: how long it runs and how it reports, not what or how it trains.
-RESUME_SAFE = {"steps", "save_every", "keep_checkpoints", "eval_n", "val_every", "keep_best", "progress", "plot",
+RESUME_SAFE = {"native_ops", "steps", "save_every", "keep_checkpoints", "eval_n", "val_every", "keep_best", "progress",
+               "plot",
                "save_trajectories", "resume", "force_config", "run_dir", "fuse", "rollout_engine", "engine_gguf_type"}
 
 

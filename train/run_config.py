@@ -45,6 +45,9 @@ class TrainingConfig:
     lora_layers: int = -1  # how many of the last transformer blocks get LoRA; -1: all
     lora_keys: list[str] | None = None  # module paths inside a block, e.g. [self_attn.q_proj]; None: every linear
     grad_checkpoint: bool = False
+    # CPU: softmax, SwiGLU and logsumexp through nanoagent's compiled kernels when built (python -m
+    # nanoagent.native.build; setup.sh builds them on x86-64 Linux): faster, with MLX's own memory use
+    native_ops: bool = True
     # optimizer (AdamW, warmup then cosine to learning_rate * min_lr_ratio)
     steps: int = 200
     learning_rate: float = 2e-4
