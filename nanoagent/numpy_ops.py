@@ -30,8 +30,8 @@ float32 inputs (numpy has no bfloat16; others stay in MLX), never under `mx.comp
 model), and not when the environment sets NANOAGENT_NUMPY_OPS=0.
 
 Compiled kernels (nanoagent/native, `python -m nanoagent.native.build`): the same three ops as MLX primitives with a
-vectorised exp. They stay inside MLX's lazy graph, so none of the memory above is paid, and their gradients below
-are MLX ops with no exp in them. `numpy_ops()` uses them when they are built ("auto"), and train.dft does by default
+vectorised exp. They stay inside MLX's lazy graph, so none of the memory above is paid; the softmax's and
+logsumexp's gradients are kernels too (one fused pass each). `numpy_ops()` uses them when they are built ("auto"), and train.dft does by default
 (`native_ops`; `numpy_ops`, when asked for, takes precedence). Measured in bench/results/train_speed_native.json.
 
 Usage:
@@ -171,12 +171,11 @@ def logsumexp(x: mx.array) -> mx.array:
 
 
 # ----------------------------------------------------------------------------------- the same, compiled (native)
-# nanoagent.native's kernels compute the forward inside MLX's graph; the gradients are MLX ops with no exp in them
-# (the softmax's uses its output; SwiGLU's and logsumexp's call the kernels again).
+# nanoagent.native's kernels compute the forward inside MLX's graph, and the softmax's and logsumexp's gradients as
+# one fused pass each; SwiGLU's gradient is MLX ops around the kernels' sigmoid.
 
 def _softmax_backward(output, cotangent) -> tuple:
-    y, c = _one(output), _one(cotangent)
-    return (y * (c - (c * y).sum(axis=-1, keepdims=True)),)  # masked positions have y = 0
+    return (native.load().softmax_grad(_one(output), _one(cotangent)),)  # y * (c - sum(c * y)); masked: y = 0
 
 
 @mx.custom_function
@@ -219,7 +218,7 @@ def _native_logsumexp(x):
 
 @_native_logsumexp.vjp
 def _native_logsumexp_vjp(primals, cotangent, output):
-    return (native.load().softmax(_one(primals)) * _one(cotangent)[..., None],)
+    return (native.load().logsumexp_grad(_one(primals), _one(output), _one(cotangent)),)
 
 
 # -------------------------------------------------------------------------------------------------- attention

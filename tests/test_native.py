@@ -47,6 +47,22 @@ def test_causal_softmax_is_mlx_lm_s_causal_mask():
 
 
 @built
+def test_gradient_kernels_are_the_analytic_vjps():
+    ops = native.load()
+    x, c = rand(3, 4, 30, scale=10), rand(3, 4, 30, seed=1)
+    y = mx.softmax(x, axis=-1, precise=True)
+    assert mx.allclose(ops.softmax_grad(y, c), mx.vjp(lambda a: mx.softmax(a, axis=-1, precise=True), [x], [c])[1][0],
+                       atol=1e-6).item()
+    lse, cl = mx.logsumexp(x, axis=-1), rand(3, 4, seed=2)
+    want = mx.vjp(lambda a: mx.logsumexp(a, axis=-1), [x], [cl])[1][0]
+    assert mx.allclose(ops.logsumexp_grad(x, lse, cl), want, atol=1e-6).item()
+    dead = mx.full((1, 3), -mx.inf)  # a row with nothing in it has no gradient
+    assert ops.logsumexp_grad(dead, ops.logsumexp(dead), mx.ones((1,))).tolist() == [[0.0, 0.0, 0.0]]
+    with pytest.raises(ValueError, match="one shape"):
+        ops.softmax_grad(y, c[..., :5])
+
+
+@built
 def test_infinities_give_zeros_not_nans():
     ops = native.load()
     x = mx.array([[-mx.inf, 0.0, -mx.inf], [-mx.inf, -mx.inf, -mx.inf]])

@@ -1,9 +1,11 @@
-// Exp-family ops for MLX's CPU backend: softmax (plain and causal), logsumexp, SwiGLU and sigmoid, float32.
+// Exp-family ops for MLX's CPU backend: softmax (plain and causal), logsumexp, SwiGLU and sigmoid, float32, and
+// the softmax's and logsumexp's gradients, each fused into one pass.
 //
 // MLX's CPU backend computes exp one element at a time on x86. These primitives compute e^x with range reduction
 // and a short polynomial in straight-line code, which the compiler vectorises (-O3 -march=native), and they stay
 // inside MLX's lazy graph: nothing is evaluated early, so memory behaves as with MLX's own ops. Gradients are not
-// defined here; nanoagent/numpy_ops.py wraps each op in an mx.custom_function with its analytic vjp.
+// defined here; nanoagent/numpy_ops.py wraps each op in an mx.custom_function with its analytic vjp (the two
+// gradient kernels below are what those vjps call).
 //
 // Built by `python -m nanoagent.native.build` (CMakeLists.txt beside this file); loaded by nanoagent/native.
 #include <cmath>
@@ -88,6 +90,32 @@ void logsumexp_rows(const float* x, float* y, int64_t rows, int64_t n) {
   }
 }
 
+// The softmax's gradient from its output y and the cotangent c, row by row: y * (c - sum(c * y)).
+void softmax_grad_rows(const float* y, const float* c, float* dx, int64_t rows, int64_t n) {
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* yr = y + row * n;
+    const float* cr = c + row * n;
+    float* d = dx + row * n;
+    float dot = 0.0f;
+    for (int64_t j = 0; j < n; ++j) dot += yr[j] * cr[j];
+    for (int64_t j = 0; j < n; ++j) d[j] = yr[j] * (cr[j] - dot);
+  }
+}
+
+// logsumexp's gradient: e^(x - lse) * c for each row's entries (lse and c hold one value per row).
+void logsumexp_grad_rows(const float* x, const float* lse, const float* c, float* dx, int64_t rows, int64_t n) {
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* a = x + row * n;
+    float* d = dx + row * n;
+    float l = lse[row], w = c[row];
+    if (!std::isfinite(l)) {  // a row of -inf has no gradient; +inf or NaN carry NaN as MLX's would
+      for (int64_t j = 0; j < n; ++j) d[j] = l == -INFINITY ? 0.0f : NAN;
+      continue;
+    }
+    for (int64_t j = 0; j < n; ++j) d[j] = fast_exp(a[j] - l) * w;
+  }
+}
+
 // silu(g) * u = g * u / (1 + e^-g); with u == nullptr, the sigmoid 1 / (1 + e^-g).
 void swiglu_elements(const float* g, const float* u, float* y, int64_t size) {
   if (u == nullptr) {
@@ -97,7 +125,7 @@ void swiglu_elements(const float* g, const float* u, float* y, int64_t size) {
   }
 }
 
-enum class Kind { Softmax, CausalSoftmax, LogSumExp, SwiGLU, Sigmoid };
+enum class Kind { Softmax, CausalSoftmax, LogSumExp, SwiGLU, Sigmoid, SoftmaxGrad, LogSumExpGrad };
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -105,6 +133,8 @@ const char* kind_name(Kind k) {
     case Kind::CausalSoftmax: return "NanoagentCausalSoftmax";
     case Kind::LogSumExp: return "NanoagentLogSumExp";
     case Kind::SwiGLU: return "NanoagentSwiGLU";
+    case Kind::SoftmaxGrad: return "NanoagentSoftmaxGrad";
+    case Kind::LogSumExpGrad: return "NanoagentLogSumExpGrad";
     default: return "NanoagentSigmoid";
   }
 }
@@ -144,6 +174,17 @@ class ExpOp : public mx::UnaryPrimitive {
       case Kind::Sigmoid: {
         int64_t size = x.size();
         encoder.dispatch([=]() { swiglu_elements(xp, nullptr, yp, size); });
+        break;
+      }
+      case Kind::SoftmaxGrad: {
+        const float* cp = inputs[1].data<float>();
+        encoder.dispatch([=]() { softmax_grad_rows(xp, cp, yp, rows, n); });
+        break;
+      }
+      case Kind::LogSumExpGrad: {
+        const float* lp = inputs[1].data<float>();
+        const float* cp = inputs[2].data<float>();
+        encoder.dispatch([=]() { logsumexp_grad_rows(xp, lp, cp, yp, rows, n); });
         break;
       }
     }
@@ -200,6 +241,22 @@ mx::array swiglu(const mx::array& gate, const mx::array& up) {
   return make(Kind::SwiGLU, g.shape(), {g, u});
 }
 
+mx::array softmax_grad(const mx::array& y, const mx::array& c) {
+  if (y.shape() != c.shape()) throw std::invalid_argument("softmax_grad: output and cotangent must have one shape");
+  auto yc = checked(y, "softmax_grad");
+  auto cc = checked(c, "softmax_grad");
+  return make(Kind::SoftmaxGrad, yc.shape(), {yc, cc});
+}
+
+mx::array logsumexp_grad(const mx::array& x, const mx::array& out, const mx::array& c) {
+  mx::Shape rows(x.shape().begin(), x.shape().end() - (x.ndim() ? 1 : 0));
+  if (x.ndim() < 1 || out.shape() != rows || c.shape() != rows) {
+    throw std::invalid_argument("logsumexp_grad: needs (..., n) inputs and (...) output and cotangent");
+  }
+  auto xc = checked(x, "logsumexp_grad");
+  return make(Kind::LogSumExpGrad, xc.shape(), {xc, checked(out, "logsumexp_grad"), checked(c, "logsumexp_grad")});
+}
+
 mx::array sigmoid(const mx::array& x) {
   auto c = checked(x, "sigmoid");
   return make(Kind::Sigmoid, c.shape(), {c});
@@ -215,4 +272,8 @@ NB_MODULE(_ops, m) {
   m.def("logsumexp", &logsumexp, nb::arg("x"), "log(sum(exp(x))) over the last axis.");
   m.def("swiglu", &swiglu, nb::arg("gate"), nb::arg("up"), "silu(gate) * up.");
   m.def("sigmoid", &sigmoid, nb::arg("x"), "1 / (1 + exp(-x)).");
+  m.def("softmax_grad", &softmax_grad, nb::arg("y"), nb::arg("c"),
+        "The softmax's vjp from its output y and cotangent c over the last axis: y * (c - sum(c * y)).");
+  m.def("logsumexp_grad", &logsumexp_grad, nb::arg("x"), nb::arg("out"), nb::arg("c"),
+        "logsumexp's vjp: exp(x - out[..., None]) * c[..., None].");
 }
