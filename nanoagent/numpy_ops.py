@@ -30,8 +30,8 @@ float32 inputs (numpy has no bfloat16; others stay in MLX), never under `mx.comp
 model), and not when the environment sets NANOAGENT_NUMPY_OPS=0.
 
 Compiled kernels (nanoagent/native, `python -m nanoagent.native.build`): the same three ops as MLX primitives with a
-vectorised exp. They stay inside MLX's lazy graph, so none of the memory above is paid; the softmax's and
-logsumexp's gradients are kernels too (one fused pass each). `numpy_ops()` uses them when they are built ("auto"), and train.dft does by default
+vectorised exp. They stay inside MLX's lazy graph, so none of the memory above is paid; their gradients are
+kernels too (one fused pass each). `numpy_ops()` uses them when they are built ("auto"), and train.dft does by default
 (`native_ops`; `numpy_ops`, when asked for, takes precedence). Measured in bench/results/train_speed_native.json.
 
 Usage:
@@ -171,8 +171,7 @@ def logsumexp(x: mx.array) -> mx.array:
 
 
 # ----------------------------------------------------------------------------------- the same, compiled (native)
-# nanoagent.native's kernels compute the forward inside MLX's graph, and the softmax's and logsumexp's gradients as
-# one fused pass each; SwiGLU's gradient is MLX ops around the kernels' sigmoid.
+# nanoagent.native's kernels compute the forward inside MLX's graph, and each op's gradient as one fused pass.
 
 def _softmax_backward(output, cotangent) -> tuple:
     return (native.load().softmax_grad(_one(output), _one(cotangent)),)  # y * (c - sum(c * y)); masked: y = 0
@@ -205,10 +204,7 @@ def _native_swiglu(gate, up):
 
 @_native_swiglu.vjp
 def _native_swiglu_vjp(primals, cotangent, output):
-    g, u, c = primals[0], primals[1], _one(cotangent)
-    s = native.load().sigmoid(g)
-    silu = g * s
-    return c * u * (s + silu * (1.0 - s)), c * silu
+    return tuple(native.load().swiglu_grad(primals[0], primals[1], _one(cotangent)))
 
 
 @mx.custom_function

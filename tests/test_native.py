@@ -56,6 +56,10 @@ def test_gradient_kernels_are_the_analytic_vjps():
     lse, cl = mx.logsumexp(x, axis=-1), rand(3, 4, seed=2)
     want = mx.vjp(lambda a: mx.logsumexp(a, axis=-1), [x], [cl])[1][0]
     assert mx.allclose(ops.logsumexp_grad(x, lse, cl), want, atol=1e-6).item()
+    g, u, cg = rand(5, 40, scale=12, seed=3), rand(5, 40, seed=4), rand(5, 40, seed=5)
+    got = ops.swiglu_grad(g, u, cg)
+    want = mx.vjp(lambda a, b: a * mx.sigmoid(a) * b, [g, u], [cg])[1]
+    assert all(mx.allclose(a, b, rtol=1e-5, atol=1e-5).item() for a, b in zip(got, want))
     dead = mx.full((1, 3), -mx.inf)  # a row with nothing in it has no gradient
     assert ops.logsumexp_grad(dead, ops.logsumexp(dead), mx.ones((1,))).tolist() == [[0.0, 0.0, 0.0]]
     with pytest.raises(ValueError, match="one shape"):

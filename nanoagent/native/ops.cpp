@@ -1,5 +1,5 @@
 // Exp-family ops for MLX's CPU backend: softmax (plain and causal), logsumexp, SwiGLU and sigmoid, float32, and
-// the softmax's and logsumexp's gradients, each fused into one pass.
+// the gradients of the softmax, logsumexp and SwiGLU, each fused into one pass.
 //
 // MLX's CPU backend computes exp one element at a time on x86. These primitives compute e^x with range reduction
 // and a short polynomial in straight-line code, which the compiler vectorises (-O3 -march=native), and they stay
@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/vector.h>
 
 #include "mlx/backend/cpu/encoder.h"
 #include "mlx/mlx.h"
@@ -124,6 +125,45 @@ void swiglu_elements(const float* g, const float* u, float* y, int64_t size) {
     for (int64_t i = 0; i < size; ++i) y[i] = g[i] * u[i] / (1.0f + fast_exp(-g[i]));
   }
 }
+
+// SwiGLU's gradient in one pass: with s = sigmoid(g) and the cotangent c, dg = c * u * s * (1 + g * (1 - s)) and
+// du = c * g * s.
+void swiglu_grad_elements(const float* g, const float* u, const float* c, float* dg, float* du, int64_t size) {
+  for (int64_t i = 0; i < size; ++i) {
+    float s = 1.0f / (1.0f + fast_exp(-g[i]));
+    float cs = c[i] * s;
+    dg[i] = cs * u[i] * (1.0f + g[i] * (1.0f - s));
+    du[i] = cs * g[i];
+  }
+}
+
+class SwiGLUGrad : public mx::Primitive {
+ public:
+  explicit SwiGLUGrad(mx::Stream s) : mx::Primitive(s) {}
+
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override {
+    auto& encoder = mx::cpu::get_command_encoder(stream());
+    for (auto& a : inputs) encoder.set_input_array(a);
+    for (auto& o : outputs) {
+      o.set_data(mx::allocator::malloc(o.nbytes()));
+      encoder.set_output_array(o);
+    }
+    const float* g = inputs[0].data<float>();
+    const float* u = inputs[1].data<float>();
+    const float* c = inputs[2].data<float>();
+    float* dg = outputs[0].data<float>();
+    float* du = outputs[1].data<float>();
+    int64_t size = inputs[0].size();
+    encoder.dispatch([=]() { swiglu_grad_elements(g, u, c, dg, du, size); });
+  }
+
+  void eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) override {
+    throw std::runtime_error("nanoagent's native exp-family ops run on the CPU only");
+  }
+
+  const char* name() const override { return "NanoagentSwiGLUGrad"; }
+  bool is_equivalent(const mx::Primitive&) const override { return true; }
+};
 
 enum class Kind { Softmax, CausalSoftmax, LogSumExp, SwiGLU, Sigmoid, SoftmaxGrad, LogSumExpGrad };
 
@@ -257,6 +297,16 @@ mx::array logsumexp_grad(const mx::array& x, const mx::array& out, const mx::arr
   return make(Kind::LogSumExpGrad, xc.shape(), {xc, checked(out, "logsumexp_grad"), checked(c, "logsumexp_grad")});
 }
 
+std::vector<mx::array> swiglu_grad(const mx::array& gate, const mx::array& up, const mx::array& c) {
+  if (gate.shape() != up.shape() || gate.shape() != c.shape()) {
+    throw std::invalid_argument("swiglu_grad: gate, up and cotangent must have one shape");
+  }
+  auto g = checked(gate, "swiglu_grad");
+  return mx::array::make_arrays({g.shape(), g.shape()}, {mx::float32, mx::float32},
+                                std::make_shared<SwiGLUGrad>(mx::default_stream(mx::Device::cpu)),
+                                {g, checked(up, "swiglu_grad"), checked(c, "swiglu_grad")});
+}
+
 mx::array sigmoid(const mx::array& x) {
   auto c = checked(x, "sigmoid");
   return make(Kind::Sigmoid, c.shape(), {c});
@@ -272,6 +322,8 @@ NB_MODULE(_ops, m) {
   m.def("logsumexp", &logsumexp, nb::arg("x"), "log(sum(exp(x))) over the last axis.");
   m.def("swiglu", &swiglu, nb::arg("gate"), nb::arg("up"), "silu(gate) * up.");
   m.def("sigmoid", &sigmoid, nb::arg("x"), "1 / (1 + exp(-x)).");
+  m.def("swiglu_grad", &swiglu_grad, nb::arg("gate"), nb::arg("up"), nb::arg("c"),
+        "SwiGLU's vjp: (d gate, d up) for the cotangent c, in one pass.");
   m.def("softmax_grad", &softmax_grad, nb::arg("y"), nb::arg("c"),
         "The softmax's vjp from its output y and cotangent c over the last axis: y * (c - sum(c * y)).");
   m.def("logsumexp_grad", &logsumexp_grad, nb::arg("x"), nb::arg("out"), nb::arg("c"),
