@@ -4,6 +4,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 import pytest
 
+from nanoagent.numpy_ops import training_kernels
 from nanoagent.testing import tiny_llama
 from train.config import ConfigError, DFTConfig, from_dict
 from train.losses import sft_loss
@@ -11,6 +12,7 @@ from train.memory_fit import fit_memory, machine_memory_gb, measure, predict_gb,
 from train.tuning import checkpoint_blocks, prepare
 
 VOCAB = 300
+KERNELS = training_kernels(False, DFTConfig().native_ops)  # measured as fit_memory measures a default config
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def costs(model):
-    m = measure(model, sft_loss, 256, VOCAB)
+    m = measure(model, sft_loss, 256, VOCAB, KERNELS)
     state = 3 * trainable_bytes(model) / 1e9
 
     def need(rows, accumulating=True):
@@ -75,7 +77,7 @@ def checkpointed(model):
     original = cls.__call__
     try:
         checkpoint_blocks(model)
-        m = measure(model, sft_loss, 256, VOCAB)
+        m = measure(model, sft_loss, 256, VOCAB, KERNELS)
         cls.__call__ = original
         state = 3 * trainable_bytes(model) / 1e9
         yield lambda rows: predict_gb(m, rows, state, True)
@@ -103,11 +105,12 @@ def test_one_row_over_budget_even_checkpointed_is_an_error_naming_the_flags(mode
 def test_the_probe_runs_the_loss_as_the_trainer_will(model, monkeypatch):
     import train.memory_fit as mf
     seen = []
-    monkeypatch.setattr(mf, "measure", lambda *a, numpy_ops=False: seen.append(numpy_ops) or
+    monkeypatch.setattr(mf, "measure", lambda *a, kernels=None: seen.append(kernels) or
                         {"before": 0.1, "grads": 0.0, "row": 0.1})
     fit_memory(model, cfg(numpy_ops=True), sft_loss, total_gb=100.0)
+    fit_memory(model, cfg(native_ops=False), sft_loss, total_gb=100.0)
     fit_memory(model, cfg(), sft_loss, total_gb=100.0)
-    assert seen == [True, False]
+    assert seen == ["numpy", None, KERNELS]  # the compiled kernels where built, as the trainer
 
 
 def test_not_checked_when_it_cannot_be():
