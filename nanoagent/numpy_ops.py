@@ -173,28 +173,22 @@ def logsumexp(x: mx.array) -> mx.array:
 # ----------------------------------------------------------------------------------- the same, compiled (native)
 # nanoagent.native's kernels compute the forward inside MLX's graph, and each op's gradient as one fused pass.
 
-def _softmax_backward(output, cotangent) -> tuple:
-    return (native.load().softmax_grad(_one(output), _one(cotangent)),)  # y * (c - sum(c * y)); masked: y = 0
+def _native_softmax_op(kernel: str):
+    """An mx.custom_function over one of the native softmax kernels, with the fused gradient y * (c - sum(c * y))
+    (masked positions have y = 0, so the causal kernel's gradient is the same)."""
+    @mx.custom_function
+    def op(x):
+        return getattr(native.load(), kernel)(x)
+
+    @op.vjp
+    def op_vjp(primals, cotangent, output):
+        return (native.load().softmax_grad(_one(output), _one(cotangent)),)
+
+    return op
 
 
-@mx.custom_function
-def _native_softmax(x):
-    return native.load().softmax(x)
-
-
-@_native_softmax.vjp
-def _native_softmax_vjp(primals, cotangent, output):
-    return _softmax_backward(output, cotangent)
-
-
-@mx.custom_function
-def _native_causal_softmax(x):
-    return native.load().causal_softmax(x)
-
-
-@_native_causal_softmax.vjp
-def _native_causal_softmax_vjp(primals, cotangent, output):
-    return _softmax_backward(output, cotangent)
+_native_softmax = _native_softmax_op("softmax")
+_native_causal_softmax = _native_softmax_op("causal_softmax")
 
 
 @mx.custom_function
