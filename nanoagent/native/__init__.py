@@ -8,7 +8,7 @@ mlx-lm's llama model.
 
 They are compiled on the machine that uses them, against its MLX:
 
-    python -m nanoagent.native.build         # about a minute; scripts/setup.sh runs it on Linux
+    python -m nanoagent.native.build         # about 30 s; scripts/setup.sh runs it on x86-64 Linux
 
     from nanoagent import native
     ops = native.load()                        # the compiled module, or None (not built, other MLX, not x86 Linux)

@@ -1,9 +1,10 @@
 """Compile nanoagent/native/ops.cpp against the installed MLX: `python -m nanoagent.native.build`.
 
-Needs a C++20 compiler, CMake >= 3.24 and nanobind of the ABI MLX was built with (3.x for MLX 0.32); the `native`
-extra installs the last two (`pip install -e ".[native]"`; scripts/setup.sh does this on Linux). Writes
+Needs a C++20 compiler, CMake >= 3.24 and nanobind of the ABI MLX was built with (3.x for MLX 0.32); the last two
+are the project's own dependencies on x86-64 Linux (pyproject.toml), and scripts/setup.sh runs this there. Writes
 nanoagent/native/_ops*.so and build_info.json (the MLX version it was built for; `nanoagent.native.load` checks it),
-then checks that the module's softmax matches MLX's on a random array. About a minute on 2 cores.
+then checks that the module's softmax matches MLX's on a random array. About 30 s on 2 cores. A failed build
+leaves an earlier one in place.
 
     python -m nanoagent.native.build            # build (again)
     python -m nanoagent.native.build --check    # only check an existing build
@@ -33,14 +34,11 @@ def build() -> int:
         return fail("the native ops are for x86-64 Linux (MLX's exp is vectorised already elsewhere); nothing built")
     cmake = shutil.which("cmake", path=str(Path(sys.executable).parent)) or shutil.which("cmake")
     if cmake is None:
-        return fail('cmake not found: pip install -e ".[native]" (or install cmake >= 3.24)')
+        return fail('cmake not found: pip install "cmake>=3.24"')
     try:
         import nanobind
     except ImportError:
-        return fail('nanobind not found: pip install -e ".[native]"')
-    for old in native.HERE.glob("_ops*.so"):
-        old.unlink()
-    native.INFO.unlink(missing_ok=True)
+        return fail('nanobind not found: pip install "nanobind>=3,<4"')
     with tempfile.TemporaryDirectory(prefix="nanoagent-native-") as tmp:
         steps = [[cmake, "-S", str(native.HERE), "-B", tmp, "-DCMAKE_BUILD_TYPE=Release",
                   f"-DPython_EXECUTABLE={sys.executable}"],
@@ -53,6 +51,9 @@ def build() -> int:
         built = sorted(Path(tmp).glob("_ops*.so"))
         if not built:
             return fail(f"the build wrote no _ops module in {tmp}")
+        for old in native.HERE.glob("_ops*.so"):  # only now that a new one exists
+            old.unlink()
+        native.INFO.unlink(missing_ok=True)
         shutil.copy2(built[0], native.HERE / built[0].name)
     native.INFO.write_text(json.dumps({"mlx": native.mlx_version(), "nanobind": nanobind.__version__}) + "\n")
     native.load.cache_clear()

@@ -132,11 +132,12 @@ def sample_numpy(logits: np.ndarray, temperature: float, top_p: float,
     check_sampling(temperature, top_p)
     if temperature == 1.0 and top_p >= 1.0:  # the model's own distribution (GRPO's rollouts): one exp pass
         x = np.asarray(logits, dtype=np.float64)
-        cdf = np.cumsum(np.exp(x - x.max()))
+        top = x.max()
+        cdf = np.cumsum(np.exp(x - top))
         token = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), x.size - 1)
         while token and cdf[token] == cdf[token - 1]:  # a float tie at a zero-probability edge
             token -= 1
-        lp = float(x[token] - x.max() - np.log(cdf[-1]))
+        lp = float(x[token] - top - np.log(cdf[-1]))
         return token, lp, lp
     raw = log_softmax_numpy(logits)
     if temperature <= 0:
