@@ -50,7 +50,8 @@ def main() -> None:
         return cg * u * (s + silu * (1.0 - s)), cg * silu
 
     cases = {
-        "softmax_vjp_4x3x3x256x1024": (lambda: y * (c - (c * y).sum(-1, keepdims=True)), lambda: ops.softmax_grad(y, c)),
+        "softmax_vjp_4x3x3x256x1024": (lambda: y * (c - (c * y).sum(-1, keepdims=True)),
+                                       lambda: ops.softmax_grad(y, c)),
         "logsumexp_vjp_2x1024x49152": (lambda: ops.softmax(x) * cl[..., None], lambda: ops.logsumexp_grad(x, lse, cl)),
         "swiglu_vjp_4x1024x1536": (swiglu_mlx, lambda: ops.swiglu_grad(g, u, cg)),
     }
