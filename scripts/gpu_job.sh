@@ -2,20 +2,25 @@
 # On an NVIDIA machine with no package index: unpack a scripts/gpu_bundle.sh bundle, train the quality recipe on its
 # data, score whole BFCL suites with MLX on the GPU, export the Q8_0, and pack what is worth keeping.
 #
-#   bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG]      # CONFIG defaults to train/configs/quality-gpu.yaml
+#   bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG [TRAIN_FLAG...]]   # CONFIG: train/configs/quality-gpu.yaml
 #
-# Run from the checkout's root. Writes runs/NAME (resumable: run it again after an interruption), then
-# /tmp/NAME-results.tgz (config, metrics, summary, logs, threshold, eval JSON) and /tmp/NAME-q8_0.gguf with its md5
-# and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for copiers with a size limit.
-# Measured on an H200 (train/results/quality-gpu-300-new/README.md): setup 7 s, 300 steps 392 s with the checks,
-# six suites 118 s.
+# TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 2`, `--seed 1`). Arms may run side by side on
+# one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
+# unpacking runs once under a lock. Run from the checkout's root. Writes runs/NAME (resumable: run it again after an
+# interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs, threshold, eval JSON) and
+# /tmp/NAME-q8_0.gguf with its md5 and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for copiers with a size limit.
+# Measured on an H200 (train/results/quality-gpu-300-obj/README.md): setup 5 s, 300 steps 442 s with the checks,
+# six suites 120 s, 562 s in all. A device call carries 64 MiB with the checkout: scripts/gpu_bundle.sh's pieces.
 set -uo pipefail
-[ $# -ge 3 ] || { echo "usage: bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG]"; exit 2; }
+[ $# -ge 3 ] || { echo "usage: bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG [TRAIN_FLAG...]]"; exit 2; }
 bundle="$1"; name="$2"; steps="$3"; config="${4:-train/configs/quality-gpu.yaml}"
+shift $(( $# < 4 ? $# : 4 )); train_flags=("$@")
 run="runs/$name"
 site=/tmp/nanoagent-site
 t0=$(date +%s)
 
+mkdir -p "$(dirname "$site")"
+exec 9>"$site.lock"; flock 9   # a second arm waits here while the first unpacks
 if [ ! -f "$site/.done" ]; then
   ls "$bundle"/part.* >/dev/null 2>&1 || { echo "gpu_job: no $bundle/part.* (made by scripts/gpu_bundle.sh)"; exit 1; }
   unpack="$(mktemp -d)"
@@ -27,11 +32,13 @@ if [ ! -f "$site/.done" ]; then
   rm -rf "$unpack"
   touch "$site/.done"
 fi
+flock -u 9
 export PYTHONPATH="$site:$PWD" PYTHONUNBUFFERED=1 NANOAGENT_OPENBLAS=off NANOAGENT_CACHE=/tmp/nacache HF_HUB_OFFLINE=1
 python3 -c "import mlx.core as mx; assert mx.cuda.is_available(), 'MLX sees no CUDA device'; print('gpu_job: mlx', mx.__version__, 'on', mx.default_device())" || exit 1
 echo "gpu_job: setup took $(( $(date +%s) - t0 )) s"
 
-python3 -m train.dft --config "$config" --run-dir "$run" --steps "$steps" --no-progress > "/tmp/$name-train.log" 2>&1
+python3 -m train.dft --config "$config" --run-dir "$run" --steps "$steps" --no-progress "${train_flags[@]}" \
+  > "/tmp/$name-train.log" 2>&1
 rc=$?; echo "gpu_job: train rc $rc at $(( $(date +%s) - t0 )) s"; tail -5 "/tmp/$name-train.log"
 [ $rc -eq 0 ] || exit $rc
 
