@@ -1,0 +1,63 @@
+"""Re-score an eval.toolcall result as if each reply had stopped before its first call that repeats an earlier call
+of the same reply exactly (same name and arguments), and count the completion tokens that would have been saved.
+
+For a greedy (or any causal) decoder the cut reply is exactly what generation stopped at that point would have
+written, so this measures a stop-at-repeat rule without generating again. Written for README.md beside it.
+
+    python train/results/quality-gpu-300-obj/repeat_rescore.py \
+        eval/results/quality/toolcall_quality-gpu-300-obj-mlx-whole.json
+"""
+
+import json
+import sys
+
+from nanoagent.scoring import score_reply
+from nanoagent.suites import load_bfcl
+from nanoagent.toolcall import CLOSE, OPEN
+
+
+def cut_at_repeat(text: str) -> tuple[str, bool]:
+    """The reply up to its first call that repeats an earlier one exactly, and whether there was one."""
+    seen, pos = set(), 0
+    while True:
+        start = text.find(OPEN, pos)
+        end = text.find(CLOSE, start + len(OPEN)) if start >= 0 else -1
+        if end < 0:
+            return text, False
+        body = text[start + len(OPEN):end].strip()
+        try:
+            key = json.dumps(json.loads(body), sort_keys=True)
+        except ValueError:
+            key = body
+        if key in seen:
+            return text[:start].rstrip(), True
+        seen.add(key)
+        pos = end + len(CLOSE)
+
+
+def main() -> int:
+    result = json.load(open(sys.argv[1]))
+    tokens = saved = 0.0
+    for suite, res in result["suites"].items():
+        items = {it.id: it for it in load_bfcl(suite)[0]}
+        before = after = cut = gained = lost = 0
+        for o in res["items"]:
+            text, hit = cut_at_repeat(o["reply"])
+            new = score_reply(text, items[o["id"]]) if hit else o
+            cut += hit
+            before += o["correct"]
+            after += new["correct"]
+            gained += new["correct"] and not o["correct"]
+            lost += o["correct"] and not new["correct"]
+            tokens += o["completion_tokens"]
+            if hit:  # the share of the reply's text after the cut, as a share of its tokens
+                saved += o["completion_tokens"] * (1 - len(text) / max(1, len(o["reply"])))
+        n = len(res["items"])
+        print(f"{suite:18s} n={n} cut={cut:3d} accuracy {100 * before / n:.1f} -> {100 * after / n:.1f} "
+              f"(+{gained} -{lost})")
+    print(f"completion tokens {tokens:.0f}, after the first repeat about {saved:.0f} ({100 * saved / tokens:.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
