@@ -4,7 +4,7 @@
 #
 #   bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG [TRAIN_FLAG...]]   # CONFIG: train/configs/quality-gpu.yaml
 #
-# TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 2`, `--seed 1`). Arms may run side by side on
+# TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 3`, `--seed 1`). Arms may run side by side on
 # one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
 # unpacking runs once under a lock. Run from the checkout's root. Writes runs/NAME (resumable: run it again after an
 # interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs, threshold, eval JSON) and
