@@ -13,9 +13,11 @@ Parts (each writes into bench/results/train_speed.json with the machine's detail
   dft   DFT vs SFT step time and peak memory (LoRA and full), same batches.
   real  the shape train.dft trains: default-recipe records (a seeded sample), packed 4 x 1024, SFT, LoRA and full.
         Each run is its own process: `today` is the path before packed attention and the malloc setting (a dense
-        block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` is train.dft now, and
+        block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` both (train.dft before the compiled kernels), and
         `native` is `new` with nanoagent.native's compiled softmax, SwiGLU and logsumexp (train.dft's default where
-        they are built: python -m nanoagent.native.build), and
+        they are built: python -m nanoagent.native.build) and the attention weights computed again in the
+        backward pass (nanoagent/packed_attention.py), `native_keep` the same keeping them, `native_ckptN` is
+        `native` recomputing every Nth block's activations too (--grad-checkpoint --checkpoint-every N), and
         `mlx_lm` is mlx_lm.lora's loop on the same packed rows (plain causal, glibc's defaults). tokens/s counts
         real input tokens; peak memory is MLX's and the process's resident maximum.
         .venv/bin/python -m bench.train_speed --parts real --steps 2 --out train_speed_real
@@ -145,10 +147,17 @@ def run_mlx_lm(spec, seqs, batch, length, fine_tune, steps, rank=16):
 
 
 REAL_VARIANTS = {"today": ("dense", "default"), "malloc": ("dense", "on"), "spans": ("spans", "default"),
-                 "new": ("spans", "on"), "native": ("spans", "on"), "mlx_lm": ("peer", "default")}
-NATIVE_VARIANTS = {"native"}  # with nanoagent.native's exp-family kernels (train.dft's default where built)
-REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "native", "mlx_lm"],
-              "full": ["today", "new", "native", "mlx_lm"]}
+                 "new": ("spans", "on"), "native_keep": ("spans", "on"), "native": ("spans", "on"),
+                 "native_ckpt1": ("spans", "on"), "native_ckpt2": ("spans", "on"), "native_ckpt3": ("spans", "on"),
+                 "mlx_lm": ("peer", "default")}
+# with nanoagent.native's exp-family kernels (train.dft's default where built); _keep: the attention weights kept
+# for the backward pass (packed_attention.RECOMPUTE_WEIGHTS off); _ckptN: gradient checkpointing of every Nth block
+# too (train.dft --grad-checkpoint --checkpoint-every N)
+NATIVE_VARIANTS = {"native_keep", "native", "native_ckpt1", "native_ckpt2", "native_ckpt3"}
+REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "native_keep", "native", "native_ckpt1", "native_ckpt2",
+                       "native_ckpt3", "mlx_lm"],
+              "full": ["today", "new", "native_keep", "native", "native_ckpt1", "native_ckpt2", "native_ckpt3",
+                       "mlx_lm"]}
 
 
 def real_batches(tokenizer, n_records: int = 600, seed: int = 0, batch: int = 4, length: int = 1024):
@@ -187,7 +196,10 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
     from train import losses
     from train.data import make_batch
 
+    from nanoagent import packed_attention
+
     attention, _ = REAL_VARIANTS[variant]
+    packed_attention.RECOMPUTE_WEIGHTS = variant not in ("today", "malloc", "spans", "new", "native_keep")
     ds, plan = real_batches(load_tokenizer(spec))
     if attention == "peer":
         rows = []
@@ -201,7 +213,9 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
         model = fresh_model(spec)
         cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
                         steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0,
-                        learning_rate=1e-5, grad_clip=0.0, native_ops=variant in NATIVE_VARIANTS)
+                        learning_rate=1e-5, grad_clip=0.0, native_ops=variant in NATIVE_VARIANTS,
+                        grad_checkpoint="_ckpt" in variant,
+                        checkpoint_every=int(variant.split("_ckpt")[1]) if "_ckpt" in variant else 1)
         mx.random.seed(0)
         prepare(model, cfg)
         cb = Times()
@@ -245,7 +259,10 @@ def part_real(spec, args) -> dict:
         speed = {k: r["tokens_per_s"] for k, r in runs.items()}
         out[ft] = {"runs": runs, **{f"{a}_over_{b}": speed[a] / speed[b] for a, b in
                                     [("new", "today"), ("new", "mlx_lm"), ("today", "mlx_lm"), ("native", "today"),
-                                     ("native", "mlx_lm"), ("native", "new")] if a in speed and b in speed}}
+                                     ("native", "mlx_lm"), ("native", "new"), ("native", "native_keep"),
+                                     ("native_keep", "today"), ("native_ckpt1", "today"),
+                                     ("native_ckpt2", "today"), ("native_ckpt3", "today"), ("native_ckpt3", "mlx_lm")]
+                                    if a in speed and b in speed}}
         print(ft, {k: round(v, 3) for k, v in out[ft].items() if k != "runs"}, flush=True)
     return out
 

@@ -85,10 +85,11 @@ def records(n=5):
         {"role": "assistant", "content": f"answer {i} " * (1 + i % 3)}]}) for i in range(n)]
 
 
-@pytest.mark.parametrize("grad_checkpoint", [False, True])
-def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, monkeypatch):
+@pytest.mark.parametrize("grad_checkpoint,recompute", [(False, True), (True, True), (False, False)])
+def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, recompute, monkeypatch):
     """The whole loss of a packed batch, by record spans (small blocks) and by the dense mask, with and without
-    mlx-lm's gradient checkpointing (whose backward re-runs the layers after the forward returned)."""
+    gradient checkpointing of whole blocks (whose backward re-runs the layers after the forward returned), with the
+    attention weights recomputed in the backward pass (the default) or kept."""
     from train.config import DFTConfig
     from train.tuning import prepare
 
@@ -97,6 +98,7 @@ def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, monke
     batch = make_batch(ds, list(range(5)), 2, pack=True, max_length=256)
     assert batch.spans is not None and any(len(row) > 2 for row in batch.spans)
     monkeypatch.setattr(packed_attention, "BLOCK", 8)
+    monkeypatch.setattr(packed_attention, "RECOMPUTE_WEIGHTS", recompute)
     model = tiny_llama(tok_vocab_size(tok), seed=3)
     cls, original = type(model.layers[0]), type(model.layers[0]).__call__
     try:

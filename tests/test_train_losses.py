@@ -145,7 +145,8 @@ def test_packed_batch_scores_like_padded(tok, model, loss_fn):
 
 
 def test_gradient_checkpointing_gives_the_same_loss_and_gradient(tok):
-    """mlx-lm's grad_checkpoint patches the block class for the whole process: restored after the test."""
+    """All blocks or every second one recomputed: the same loss and gradients as none. The block class's patch is
+    restored after the test (it wraps the class for the whole process, recomputing only marked blocks)."""
     from train.config import DFTConfig
     from train.tuning import prepare
 
@@ -153,20 +154,31 @@ def test_gradient_checkpointing_gives_the_same_loss_and_gradient(tok):
     batches = [make_batch(ds, [0, 1], 2, pack=False, max_length=512), make_batch(ds, [0, 1, 2], 1, pack=True,
                                                                                   max_length=512)]
     results = []
-    for gc in (False, True):
+    for gc, every in ((False, 1), (True, 1), (True, 2)):
         m = tiny_llama(tok_vocab_size(tok), seed=2)
         cls = type(m.layers[0])
         original = cls.__call__
         try:
-            prepare(m, DFTConfig(fine_tune="full", grad_checkpoint=gc))
+            prepare(m, DFTConfig(fine_tune="full", grad_checkpoint=gc, checkpoint_every=every))
             assert (cls.__call__ is not original) == gc
-            results.append([(float(v), np.array(g["model"]["layers"][0]["mlp"]["up_proj"]["weight"]))
+            marked = [getattr(b, "checkpointed", False) for b in m.layers]
+            assert marked == [gc and i % every == 0 for i in range(len(m.layers))]
+            results.append([(float(v), np.array(g["model"]["layers"][1]["mlp"]["up_proj"]["weight"]))
                             for (v, _), g in (using_packed_rows(nn.value_and_grad(m, dft_loss))(m, b) for b in batches)])
         finally:
             cls.__call__ = original
-    for (v1, g1), (v2, g2) in zip(*results):
-        assert v1 == pytest.approx(v2, rel=1e-6)
-        np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-8)
+    for other in results[1:]:
+        for (v1, g1), (v2, g2) in zip(results[0], other):
+            assert v1 == pytest.approx(v2, rel=1e-6)
+            np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-8)
+
+
+def test_checkpoint_every_must_be_positive():
+    from nanoagent.config import ConfigError
+    from train.run_config import TrainingConfig, check_training
+
+    with pytest.raises(ConfigError, match="checkpoint_every"):
+        check_training(TrainingConfig(checkpoint_every=0))
 
 
 def test_decision_weight_marks_the_first_token_of_each_reply(tok):

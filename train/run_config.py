@@ -44,7 +44,8 @@ class TrainingConfig:
     lora_dropout: float = 0.0
     lora_layers: int = -1  # how many of the last transformer blocks get LoRA; -1: all
     lora_keys: list[str] | None = None  # module paths inside a block, e.g. [self_attn.q_proj]; None: every linear
-    grad_checkpoint: bool = False
+    grad_checkpoint: bool = False  # recompute blocks' activations in the backward pass: less memory, more time
+    checkpoint_every: int = 1  # with grad_checkpoint: every Nth block recomputes (1 all, 3 a third of them)
     # CPU: softmax, SwiGLU and logsumexp through nanoagent's compiled kernels when built (python -m
     # nanoagent.native.build; setup.sh builds them on x86-64 Linux): faster, with MLX's own memory use
     native_ops: bool = True
@@ -76,7 +77,7 @@ def check_training(cfg: TrainingConfig) -> TrainingConfig:
     """The shared fields' ranges; ConfigError names the key."""
     if cfg.fine_tune not in FINE_TUNES:
         raise ConfigError(f"config key 'fine_tune': {cfg.fine_tune!r} is not one of {', '.join(FINE_TUNES)}")
-    for key in ("steps", "lora_rank"):
+    for key in ("steps", "lora_rank", "checkpoint_every"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     if cfg.learning_rate <= 0:

@@ -10,7 +10,10 @@ mode leaves frozen (21% of SmolLM2's parameters, and the output projection too w
 The final folder holds `config.json`, the tokenizer files and `model.safetensors`: with LoRA fused into the weights
 by default, or with `fuse=False` the untouched base weights plus `adapters/` (`adapters.safetensors`,
 `adapter_config.json` in mlx-lm's format: `mlx_lm.load(folder, adapter_path=folder/"adapters")`).
-Gradient checkpointing uses mlx-lm's `grad_checkpoint`, which patches the block class for the whole process.
+Gradient checkpointing recomputes a block's activations in the backward pass instead of keeping them; with
+`checkpoint_every` N only every Nth block does (a part of the memory saved for a part of the extra forward).
+Like mlx-lm's `grad_checkpoint` it wraps the block class's `__call__`, but only blocks marked `checkpointed`
+recompute, so other models of the same class in the process are untouched.
 Left out: DoRA, quantized (QLoRA) bases.
 """
 
@@ -54,16 +57,34 @@ def prepare(model, cfg) -> int:
             raise ValueError(f"LoRA found no module matching lora_keys={cfg.lora_keys} in the model's blocks; "
                              "use names like self_attn.q_proj, mlp.down_proj")
     if cfg.grad_checkpoint:
-        checkpoint_blocks(model)
+        checkpoint_blocks(model, cfg.checkpoint_every)
     return count_trainable(model)
 
 
-def checkpoint_blocks(model) -> None:
-    """Recompute each transformer block's activations in the backward pass instead of keeping them (mlx-lm's
-    `grad_checkpoint`: it patches the block class, for the whole process)."""
-    from mlx_lm.tuner.trainer import grad_checkpoint
+def checkpoint_blocks(model, every: int = 1) -> int:
+    """Recompute the activations of every `every`-th transformer block (the first, then each every-th after it) in
+    the backward pass instead of keeping them; returns how many blocks recompute."""
+    if every < 1:
+        raise ValueError(f"checkpoint_every must be at least 1, got {every}")
+    cls = type(model.layers[0])
+    if not getattr(cls.__call__, "checkpoints_marked_blocks", False):
+        plain = cls.__call__
 
-    grad_checkpoint(model.layers[0])
+        def call(block, *args, **kwargs):
+            if not getattr(block, "checkpointed", False):
+                return plain(block, *args, **kwargs)
+
+            def run(params, *args, **kwargs):
+                block.update(params)
+                return plain(block, *args, **kwargs)
+
+            return mx.checkpoint(run)(block.trainable_parameters(), *args, **kwargs)
+
+        call.checkpoints_marked_blocks = True
+        cls.__call__ = call
+    for i, block in enumerate(model.layers):
+        block.checkpointed = i % every == 0
+    return sum(block.checkpointed for block in model.layers)
 
 
 def count_trainable(model) -> int:
