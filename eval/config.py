@@ -39,6 +39,9 @@ class EvalConfig:
                                                                         "threshold stored with the model "
                                                                         "(eval.decision --save-threshold); 'off'. "
                                                                         "Default: off (the model's own decisions)"})
+    stop_repeats: bool = field(default=False, metadata={"help": "stop a reply at its first call that repeats an "
+                                                                  "earlier one, the copy cut off (in-process "
+                                                                  "backends); off: the model's own replies"})
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
@@ -65,6 +68,11 @@ def load_eval_backend(cfg):
                 raise ConfigError(f"--constrain needs an in-process model (a .gguf file or an MLX model); "
                                   f"{cfg.model} decodes on the server's side: run it with --no-constrain")
             options["constrain"] = True
+        if getattr(cfg, "stop_repeats", False):
+            if kind == "openai":
+                raise ConfigError(f"--stop-repeats needs an in-process model (a .gguf file or an MLX model); "
+                                  f"{cfg.model} decodes on the server's side: run it with --no-stop-repeats")
+            options["stop_repeats"] = True
         if getattr(cfg, "call_threshold", None) not in (None, False, "off"):  # YAML reads `off` as False
             if kind == "openai":
                 raise ConfigError(f"--call-threshold needs an in-process model (a .gguf file or an MLX model); "

@@ -37,6 +37,10 @@ name an offered tool and fit its schema, text stays free. Off by default, so the
 ability; the result records the mode (`settings.constrain`) and the default label gains `-constrained`, so the
 report shows both modes side by side.
 
+`--stop-repeats` stops each reply at its first call that repeats an earlier call of the same reply, the copy cut
+off (nanoagent/agent/backends/repeat_stop.py; in-process backends only): a decoding rule, off by default like the
+two above; the label gains `-stoprepeats` and each item's `finish_reason` says "repeat" where it cut.
+
 Left out: multi-turn BFCL categories.
 """
 
@@ -194,7 +198,8 @@ def main(argv=None) -> int:
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
     label = cfg.label or (label_for(cfg.model) + ("-constrained" if cfg.constrain else "")
-                          + (f"-threshold{cfg.call_threshold:g}" if cfg.call_threshold is not None else ""))
+                          + (f"-threshold{cfg.call_threshold:g}" if cfg.call_threshold is not None else "")
+                          + ("-stoprepeats" if cfg.stop_repeats else ""))
     run = new_run("toolcall", cfg.model, desc, asdict(cfg) | {"suites": suites}, label)
     if previous is not None:  # continue it: its finished suites stay, in the order asked for
         kept = {name: previous["suites"][name] for name in loaded if name in previous["suites"]}

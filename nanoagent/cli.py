@@ -15,7 +15,8 @@ answered, 1 for any other exit status (budgets, malformed calls, backend error),
 In-process models decode tool calls under the offered tools' grammar by default (`--no-constrain` turns it off;
 nanoagent.constrain): a call always names `shell` or `apply_patch` with its required arguments. `serve` applies
 the call threshold stored with the model (nanoagent/call_threshold.py) unless `--call-threshold off`; `run` does
-not by default, since a coding task always needs the tools.
+not by default, since a coding task always needs the tools. Both stop a reply at its first call that repeats an
+earlier one of the same reply (`--no-stop-repeats` turns it off; nanoagent/agent/backends/repeat_stop.py).
 Other model specs go to nanoagent.agent.backends.load_backend.
 
 Left out: an interactive chat mode, resuming a run, streaming tokens as they are generated.
@@ -64,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--call-threshold", default="off",
                    help="P, 'model' (the threshold stored with the model) or 'off' (default: a coding task always "
                         "needs the tools, so the agent lets the model open a call whenever it likes)")
+    r.add_argument("--stop-repeats", action=argparse.BooleanOptionalAction, default=None,
+                   help="stop a reply at its first tool call that repeats an earlier one of the same reply, the copy "
+                        "cut off (default: on for in-process models, off for an OpenAI-compatible URL)")
     v = sub.add_parser("serve", help="serve a model over a local OpenAI-compatible API")
     v.add_argument("model", help="a .gguf file, an MLX model folder, embedded or embedded-gguf")
     v.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -75,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--call-threshold", default="model",
                    help="answer in text when the model gives opening a call less than P: a number, 'model' (default: "
                         "the threshold stored with the model by eval.decision --save-threshold, if any) or 'off'")
+    v.add_argument("--stop-repeats", action=argparse.BooleanOptionalAction, default=None,
+                   help="stop a reply at its first tool call that repeats an earlier one of the same reply, the copy "
+                        "cut off (default: on for in-process models, off for an OpenAI-compatible URL)")
     layered.add_flags(r, _config_class(), skip=("trajectory_path", "system_prompt"))  # the rest: YAML only
     return p
 
@@ -95,9 +102,10 @@ def resolve_config(args) -> "object":
         raise UsageError(str(e)) from None
 
 
-def load_model(spec: str, constrain: bool | None = None, call_threshold: str | None = None):
-    """The backend for `--model`; `constrain` None: on for in-process models (MLX, GGUF), off for a URL;
-    `call_threshold` as nanoagent.call_threshold.resolve_threshold takes it (in-process models only)."""
+def load_model(spec: str, constrain: bool | None = None, call_threshold: str | None = None,
+               stop_repeats: bool | None = None):
+    """The backend for `--model`; `constrain` and `stop_repeats` None: on for in-process models (MLX, GGUF), off
+    for a URL; `call_threshold` as nanoagent.call_threshold.resolve_threshold takes it (in-process models only)."""
     if spec.startswith("scripted:"):
         from nanoagent.agent.backend import ScriptedBackend
 
@@ -122,11 +130,15 @@ def load_model(spec: str, constrain: bool | None = None, call_threshold: str | N
         if remote and constrain:
             raise UsageError(f"--model {spec}: --constrain needs an in-process model (a .gguf file or an MLX "
                              "model); an OpenAI-compatible server decodes on its own side")
+        if remote and stop_repeats:
+            raise UsageError(f"--model {spec}: --stop-repeats needs an in-process model (a .gguf file or an MLX "
+                             "model); an OpenAI-compatible server decodes on its own side")
         if remote and call_threshold not in (None, "off", "model"):
             raise UsageError(f"--model {spec}: --call-threshold needs an in-process model (a .gguf file or an MLX "
                              "model); an OpenAI-compatible server decodes on its own side")
         threshold = None if remote else resolve_threshold(call_threshold, spec)
-        options = {} if remote else {"constrain": constrain is not False, "call_threshold": threshold}
+        options = {} if remote else {"constrain": constrain is not False, "call_threshold": threshold,
+                                     "stop_repeats": stop_repeats is not False}
         return load_backend(spec, **options)
     except (RuntimeError, OSError, ValueError) as e:  # BackendError is a RuntimeError, ThresholdError a ValueError
         raise UsageError(f"--model {spec}: {e}") from None
@@ -180,7 +192,7 @@ def cmd_run(args) -> int:
     write_text(run_dir / "config.yaml", yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
                                                          "repo": str(repo.resolve()), "apply": args.apply},
                                                         sort_keys=False))
-    backend = load_model(args.model, args.constrain, args.call_threshold)
+    backend = load_model(args.model, args.constrain, args.call_threshold, args.stop_repeats)
     with Workspace(repo) as ws:
         print(ws.describe_protections(), flush=True)
         if ws.skipped:
@@ -218,14 +230,16 @@ def cmd_serve(args) -> int:
         raise UsageError(f"{args.model}: {e}") from None
     if remote:
         raise UsageError(f"{args.model} is already a server; give a .gguf file or an MLX model")
-    backend = load_model(args.model, args.constrain, args.call_threshold)
+    backend = load_model(args.model, args.constrain, args.call_threshold, args.stop_repeats)
     name = args.name or Path(args.model.rstrip("/")).name
     gate = getattr(backend, "gate", None)
     try:
         httpd = serve(backend, name, args.host, args.port,
                       ready=lambda url: print(f"serving {name} at {url} (constrained tool calls: "
                                               f"{'on' if args.constrain else 'off'}; call threshold: "
-                                              f"{gate.threshold if gate else 'off'}); Ctrl-C stops", flush=True))
+                                              f"{gate.threshold if gate else 'off'}; stop at a repeated call: "
+                                              f"{'on' if getattr(backend, 'repeat_stop', None) else 'off'}); "
+                                              "Ctrl-C stops", flush=True))
     except OSError as e:
         raise UsageError(f"cannot listen on {args.host}:{args.port} ({e}); pick another --port") from None
     try:

@@ -112,6 +112,7 @@ def summarize(outcomes: list[dict], seconds: float, samples: int = BOOTSTRAP_SAM
             "valid_rate": mean(o["valid"] for o in outcomes),
             "accuracy": mean(correct), "accuracy_ci95": list(ci) if ci else None,
             "kinds": dict(Counter(o["kind"] for o in outcomes)), "mean_completion_tokens": mean(tokens) if tokens is not None else None,
+            "finish_reasons": dict(Counter(o["finish_reason"] for o in outcomes if "finish_reason" in o)),
             "seconds": round(seconds, 3), "items_per_s": round(n / seconds, 4) if seconds > 0 else None}
 
 

@@ -20,6 +20,7 @@ Usage:
     reply = parse(model_text, record.tools)      # -> Reply(content, tool_calls)
     try: ... except ToolCallError as e: feedback = str(e)
     reply = parse(dataset_text, lenient=True)    # e.reason: "unclosed_tool_call", "unparseable_tool_call", ...
+    first_repeat(model_text)                     # offset of the first call that repeats an earlier one, or None
 
 Left out: repairing broken JSON. A 135M model must learn the format; eval counts what it gets wrong.
 """
@@ -293,3 +294,25 @@ def parse(text: str, tools=None, lenient: bool = False) -> Reply:
     if CLOSE in content:
         raise UnclosedTagError(f"Found {CLOSE} without a matching {OPEN}.", "unclosed_tool_call")
     return Reply(content=content.strip(), tool_calls=calls)
+
+
+def first_repeat(text: str) -> int | None:
+    """Where the reply's first call that repeats an earlier call of the same reply begins (the offset of its
+    opening tag), or None when no complete call repeats one. Calls are the same when their JSON bodies are (keys in
+    any order; a body that is not JSON compares as text). Backends stop a reply there (`stop_repeats`): a greedy
+    decoder that wrote one call twice loops, and every later call is a copy."""
+    seen, pos = set(), 0
+    while (start := text.find(OPEN, pos)) >= 0:
+        end = text.find(CLOSE, start + len(OPEN))
+        if end < 0:
+            return None
+        body = text[start + len(OPEN):end].strip()
+        try:
+            key = json.dumps(json.loads(body), sort_keys=True)
+        except ValueError:
+            key = body
+        if key in seen:
+            return start
+        seen.add(key)
+        pos = end + len(CLOSE)
+    return None

@@ -147,3 +147,44 @@ def test_the_reply_reports_the_first_tokens_call_probability(embedded_gguf):
     # the batch context evaluates the prompt in other chunks: Q4_1 rounds differently, within ~10% here
     assert batch[0].call_probability == pytest.approx(c.call_probability, rel=0.15)
     backend.close()
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_reply_stops_at_its_first_repeated_call(embedded_gguf, embedded_tokenizer, monkeypatch, batch):
+    """Whatever the model says, the script writes call A, call B, then A again and on: with stop_repeats the reply
+    ends after the first B (ids, log-probs and text cut together); the batch path the same, per row."""
+    from nanoagent.agent.backends import llamacpp_batch
+    from nanoagent.record import DEMO_RECORD
+    from nanoagent.toolcall import format_tool_call
+
+    a, b = format_tool_call("f", {"x": 1}), format_tool_call("f", {"x": 2})
+    script = embedded_tokenizer.encode("\n".join([a, b] * 3), add_special_tokens=False)
+    backend = LlamaCppBackend(embedded_gguf, n_ctx=2048, stop_repeats=True)
+    if batch:
+        rows, calls = 2, [0]
+
+        def scripted(logits, temperature, top_p, rng):
+            token = script[min(calls[0] // rows, len(script) - 1)]
+            calls[0] += 1
+            return token, -1.0, 0.0
+
+        monkeypatch.setattr(llamacpp_batch, "sample_numpy", scripted)
+        out = backend.complete_batch([DEMO_RECORD["messages"]] * rows, DEMO_RECORD["tools"], max_tokens=len(script),
+                                     temperature=0.0, seed=0)
+    else:
+        step = [0]
+
+        def logits():
+            z = np.zeros(backend.n_vocab)
+            z[script[min(step[0], len(script) - 1)]] = 50.0
+            step[0] += 1
+            return z
+
+        monkeypatch.setattr(backend, "_logits", logits)
+        out = [backend.complete(DEMO_RECORD["messages"], DEMO_RECORD["tools"], max_tokens=len(script),
+                                temperature=0.0, seed=0)]
+    for c in out:
+        assert c.text == a + "\n" + b and c.finish_reason == "repeat"
+        assert len(c.completion_ids) == len(c.logprobs) == len(c.sampling_logprobs) == c.completion_tokens
+        assert embedded_tokenizer.decode(c.completion_ids) == c.text
+    backend.close()

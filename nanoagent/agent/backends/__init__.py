@@ -4,6 +4,8 @@
     llamacpp.py      LlamaCppBackend: a GGUF through llama-cpp-python on the CPU, fed our rendered token ids
     openai_http.py   OpenAIBackend: any OpenAI-compatible endpoint over plain HTTP (chat or completions mode)
     sampling.py      temperature / top-p sampling and the log-probs of what was sampled (shared by the first two)
+    reply_rules.py   the call threshold and the grammar mask on one reply's logits (the in-process two)
+    repeat_stop.py   stopping a reply at its first call that repeats an earlier one (`stop_repeats`)
     common.py        SampledCompletion, BackendError, stop tokens
 
 `load_backend(spec)` picks one from a `--model` value:

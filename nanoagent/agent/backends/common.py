@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from nanoagent.agent.backend import Completion
 from nanoagent.render import IM_END
+from nanoagent.toolcall import CLOSE, OPEN
 
 STOP_TOKENS = (IM_END, "<|endoftext|>")  # end of an assistant turn; <|endoftext|> too, in case a model emits it
 
@@ -60,20 +61,37 @@ def decode(tokenizer, ids: list[int], stop_ids) -> str:
 class TextStream:
     """Calls `on_text(piece)` with the text the completion ids add since the last push (nothing when on_text is
     None). The text is decoded whole each time and only a stable prefix is sent: a piece ending in half a UTF-8
-    character (decoded as U+FFFD) waits for the next token."""
+    character (decoded as U+FFFD) waits for the next token. With `hold_calls` a tool call still open (from its
+    opening tag, or the start of one) and trailing whitespace wait until the call closes or text follows, so a backend that cuts a reply at a repeated call
+    (repeat_stop.py) never streams the copy; `push(ids, final=True)` at the end sends whatever is left."""
 
-    def __init__(self, tokenizer, stop_ids, on_text=None):
+    def __init__(self, tokenizer, stop_ids, on_text=None, hold_calls: bool = False):
         self.tokenizer, self.stop_ids, self.on_text, self.sent = tokenizer, stop_ids, on_text, 0
+        self.hold_calls = hold_calls
 
-    def push(self, ids: list[int]) -> None:
+    def push(self, ids: list[int], final: bool = False) -> None:
         if self.on_text is None:
             return
         text = decode(self.tokenizer, ids, self.stop_ids)
-        if text.endswith("\ufffd"):
+        if text.endswith("\ufffd") and not final:
             return
+        if self.hold_calls and not final:  # trailing whitespace too: a cut call takes the space before it along
+            text = text[:open_call_start(text)].rstrip()
         if len(text) > self.sent:
             self.on_text(text[self.sent:])
             self.sent = len(text)
+
+
+def open_call_start(text: str) -> int:
+    """Where a tool call that is not closed yet begins in `text` (its opening tag, or a trailing start of one);
+    len(text) when every call is closed."""
+    start = text.rfind(OPEN)
+    if start >= 0 and text.find(CLOSE, start) < 0:
+        return start
+    for n in range(min(len(OPEN) - 1, len(text)), 0, -1):
+        if OPEN.startswith(text[-n:]):
+            return len(text) - n
+    return len(text)
 
 
 def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], list[dict]]]:

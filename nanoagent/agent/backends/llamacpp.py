@@ -14,7 +14,8 @@ tokens.
 With `constrain=True` each reply is decoded under the offered tools' grammar (nanoagent.constrain): the mask is
 applied to the logits before sampling, so calls always name an offered tool and fit its schema, while text before
 a call stays free. With `call_threshold=P` a reply whose first token gives the call opening less than P stays text
-(reply_rules.py). `logprobs` stay the model's own (unmasked) log-probs.
+(reply_rules.py). With `stop_repeats=True` a reply stops at its first call that repeats an earlier one, the copy
+cut off (repeat_stop.py). `logprobs` stay the model's own (unmasked) log-probs.
 
 Usage:
     backend = LlamaCppBackend(embedded_gguf())            # or any llama-architecture GGUF path
@@ -37,6 +38,7 @@ import numpy as np
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
                                              batch_prompts, common_prefix, decode, stop_token_ids)
+from nanoagent.agent.backends.repeat_stop import FINISH as REPEAT, RepeatStop
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, call_probability, open_call_id, rules_for
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
 from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
@@ -75,7 +77,7 @@ class LlamaCppBackend:
 
     def __init__(self, path: str | Path, *, tokenizer=None, n_ctx: int = 8192, n_threads: int | None = None,
                  n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True, constrain: bool | str = False,
-                 call_threshold: float | None = None):
+                 call_threshold: float | None = None, stop_repeats: bool = False):
         path = Path(path)
         if not path.is_file():
             raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
@@ -97,6 +99,7 @@ class LlamaCppBackend:
             self._check_tokenizer()
         self.gate = CallGate(self.tokenizer, call_threshold) if call_threshold is not None else None
         self.open_id = open_call_id(self.tokenizer)
+        self.repeat_stop = RepeatStop(self.tokenizer) if stop_repeats else None
         self._batch = None  # the multi-sequence context of complete_batch (llamacpp_batch.py), made when needed
         self.grammars = None
         if constrain:
@@ -110,7 +113,8 @@ class LlamaCppBackend:
 
     def describe(self) -> str:
         threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
-        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}"
+        repeats = ", stops at a repeated call" if self.repeat_stop else ""
+        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}{repeats}"
 
     def _check_tokenizer(self) -> None:
         ours = list(backend_tokenizer(self.tokenizer).encode(PROBE_TEXT, add_special_tokens=False).ids)
@@ -147,7 +151,7 @@ class LlamaCppBackend:
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
         rules = self._rules(tools, tool_choice)
-        stream = TextStream(self.tokenizer, self.stop_ids, on_text)
+        stream = TextStream(self.tokenizer, self.stop_ids, on_text, hold_calls=self.repeat_stop is not None)
         ids, raw, sampled, finish, p_call = [], [], [], "length", None
         room = self.llm.n_ctx() - len(prompt_ids)
         for step in range(min(max_tokens, room)):
@@ -161,14 +165,19 @@ class LlamaCppBackend:
                 lp = float(log_softmax_numpy(logits)[token])
                 rules.advance(token)
             ids.append(token)
-            stream.push(ids)
             raw.append(lp)
             sampled.append(slp)
             if token in self.stop_ids:
                 finish = "stop"
                 break
+            if self.repeat_stop and (keep := self.repeat_stop.cut(ids)) is not None:
+                del ids[keep:], raw[keep:], sampled[keep:]
+                finish = REPEAT
+                break
+            stream.push(ids)
             if step + 1 < min(max_tokens, room):
                 self.llm.eval([token])
+        stream.push(ids, final=True)
         return SampledCompletion(
             text=decode(self.tokenizer, ids, self.stop_ids), prompt_ids=prompt_ids, completion_ids=ids,
             logprobs=raw, finish_reason=finish, prompt_tokens=len(prompt_ids), completion_tokens=len(ids),

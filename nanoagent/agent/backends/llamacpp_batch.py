@@ -8,8 +8,8 @@ in with their positions, and every decoding step feeds one token per row still g
 A decoding step reads the weights once for the whole group, which is where the speed-up over one stream comes from
 on a CPU (bench/grpo_rollouts.py measures it).
 
-Sampling and the per-reply rules (call threshold, grammar) are the single-stream path's (sampling.py,
-reply_rules.py), on each row's logits, with one seeded generator for the batch; each Completion carries the exact
+Sampling, the per-reply rules (call threshold, grammar) and the stop at a repeated call are the single-stream
+path's (sampling.py, reply_rules.py, repeat_stop.py), on each row's logits, with one seeded generator for the batch; each Completion carries the exact
 ids, the model's own log-probs and the sampled distribution's, like the other backends.
 
     rows = generate_rows(backend, prompts, rules, max_tokens=128, temperature=1.0, seed=0)
@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from nanoagent.agent.backends.common import BackendError, common_prefix
+from nanoagent.agent.backends.repeat_stop import FINISH as REPEAT
 from nanoagent.agent.backends.reply_rules import call_probability
 from nanoagent.agent.backends.sampling import log_softmax_numpy, sample_numpy
 
@@ -131,6 +132,9 @@ def generate_rows(backend, prompts: list[list[int]], rules: list, *, max_tokens:
             ids.append(token), raws.append(raw), samples.append(sampled)
             if token in backend.stop_ids:
                 out[row] = (ids, raws, samples, "stop")
+            elif backend.repeat_stop and (keep := backend.repeat_stop.cut(ids)) is not None:
+                del ids[keep:], raws[keep:], samples[keep:]
+                out[row] = (ids, raws, samples, REPEAT)
             elif step + 1 < max_tokens:
                 feed.append(row)
         if not feed:

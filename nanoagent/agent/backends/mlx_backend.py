@@ -32,7 +32,8 @@ With `constrain=True` every reply is decoded under its offered tools' grammar (n
 `call_threshold=P` a reply whose first token gives the call opening less than P stays text (reply_rules.py, the
 same rules as the llama.cpp backend): an mlx-lm logits processor in `complete` and the BatchGenerator path, the
 mask on the numpy logits in the equal-rows path. `logprobs` stay the model's own (unmasked); `sampling_logprobs`
-are those of the masked distribution.
+are those of the masked distribution. With `stop_repeats=True` a reply stops at its first call that repeats an
+earlier one, the copy cut off (repeat_stop.py), on every path.
 
 Left out: speculative decoding, KV-cache quantization, reusing `complete`'s cache for a batch.
 """
@@ -50,6 +51,7 @@ from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cach
 
 from nanoagent.agent.backends.common import (BackendError, SampledCompletion, TextStream, batch_completions,
                                              batch_prompts, common_prefix, decode, stop_token_ids)
+from nanoagent.agent.backends.repeat_stop import FINISH as REPEAT, RepeatStop
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, call_probability, open_call_id, rules_for
 from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supports
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
@@ -66,7 +68,7 @@ class MLXBackend:
 
     def __init__(self, model, tokenizer, *, top_p: float = 1.0, prefill_step_size: int = 512,
                  reuse_prompt_cache: bool = True, name: str = "mlx", constrain: bool | str = False,
-                 call_threshold: float | None = None):
+                 call_threshold: float | None = None, stop_repeats: bool = False):
         check_sampling(0.0, top_p)
         self.model, self.tokenizer, self.top_p = model, tokenizer, top_p
         self.prefill_step_size = prefill_step_size
@@ -82,6 +84,7 @@ class MLXBackend:
             self.grammars = Grammars(tokenizer, self.stop_ids, require_call=constrain == "required")
         self.gate = CallGate(tokenizer, call_threshold) if call_threshold is not None else None
         self.open_id = open_call_id(tokenizer)
+        self.repeat_stop = RepeatStop(tokenizer) if stop_repeats else None
 
     @property
     def constrained(self) -> bool:
@@ -99,7 +102,8 @@ class MLXBackend:
 
     def describe(self) -> str:
         threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
-        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}{threshold}"
+        repeats = ", stops at a repeated call" if self.repeat_stop else ""
+        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}{threshold}{repeats}"
 
     # ------------------------------------------------------------------------------------------- one conversation
 
@@ -127,7 +131,7 @@ class MLXBackend:
         cache, todo = self._prompt_cache(prompt_ids)
         sampler = make_mlx_sampler(temperature, self.top_p)
         rules, raw_logits, first_logits = self._rules(tools, tool_choice == "required"), [], []
-        stream = TextStream(self.tokenizer, self.stop_ids, on_text)
+        stream = TextStream(self.tokenizer, self.stop_ids, on_text, hold_calls=self.repeat_stop is not None)
 
         def record_first(tokens, logits):  # the first step's raw logits, for the call probability
             if not first_logits:
@@ -148,13 +152,18 @@ class MLXBackend:
                     mx.async_eval(pair)
                     ids.append(token)
                     picked.append(pair)
-                    stream.push(ids)
                     if token in self.stop_ids:
                         finish = "stop"
                         break
+                    if self.repeat_stop and (keep := self.repeat_stop.cut(ids)) is not None:
+                        del ids[keep:], picked[keep:]
+                        finish = REPEAT
+                        break
+                    stream.push(ids)
         except BaseException:
             self._cache, self._cache_ids = None, []  # a half-fed cache is unusable
             raise
+        stream.push(ids, final=True)
         mx.eval(picked)
         held = cache[0].offset if cache else 0
         self._cache_ids = (prompt_ids + ids)[:held]
@@ -277,6 +286,9 @@ class MLXBackend:
                 tokens.append(token)
                 if token in self.stop_ids:
                     out[row] = (ids, raws, samples, "stop")
+                elif self.repeat_stop and (cut := self.repeat_stop.cut(ids)) is not None:
+                    del ids[cut:], raws[cut:], samples[cut:]
+                    out[row] = (ids, raws, samples, REPEAT)
                 else:
                     keep.append(b)
             if not keep:
@@ -310,10 +322,14 @@ class MLXBackend:
             first_p = [None] * len(prompts)
             steps = []  # (rows, raw log-probs array, sampling log-probs array) per generation step
             finish = [None] * len(prompts)
+            cut = [None] * len(prompts)  # ids a row keeps after a repeat
             while any(f is None for f in finish):
                 responses = generator.next_generated()
                 if not responses:
                     raise BackendError("mlx-lm's BatchGenerator stopped before every row finished")
+                responses = [r for r in responses if finish[row[r.uid]] is None]  # a row stopped at a repeat
+                if not responses:
+                    continue
                 rows = [row[r.uid] for r in responses]
                 tokens = mx.array([r.token for r in responses])
                 pair = chosen_logprobs_mlx(mx.stack([r.logprobs for r in responses]), tokens, temperature,
@@ -326,6 +342,9 @@ class MLXBackend:
                     ids[i].append(r.token)
                     if r.finish_reason is not None:
                         finish[i] = "stop" if r.token in self.stop_ids else r.finish_reason
+                    elif self.repeat_stop and (keep := self.repeat_stop.cut(ids[i])) is not None:
+                        finish[i], cut[i] = REPEAT, keep
+                        generator.remove([r.uid])
         finally:
             generator.close()
         raw = [[] for _ in prompts]
@@ -339,4 +358,5 @@ class MLXBackend:
                     a = (step_logits[ids[i][len(raw[i])]] - mx.logsumexp(step_logits)).item()
                 raw[i].append(a)
                 sampled[i].append(b)
-        return [(ids[i], raw[i], sampled[i], finish[i], p_call[i]) for i in range(len(prompts))]
+        return [(ids[i][:cut[i]], raw[i][:cut[i]], sampled[i][:cut[i]], finish[i], p_call[i])
+                for i in range(len(prompts))]

@@ -13,26 +13,14 @@ import sys
 
 from nanoagent.scoring import score_reply
 from nanoagent.suites import load_bfcl
-from nanoagent.toolcall import CLOSE, OPEN
+from nanoagent.toolcall import first_repeat
 
 
 def cut_at_repeat(text: str) -> tuple[str, bool]:
-    """The reply up to its first call that repeats an earlier one exactly, and whether there was one."""
-    seen, pos = set(), 0
-    while True:
-        start = text.find(OPEN, pos)
-        end = text.find(CLOSE, start + len(OPEN)) if start >= 0 else -1
-        if end < 0:
-            return text, False
-        body = text[start + len(OPEN):end].strip()
-        try:
-            key = json.dumps(json.loads(body), sort_keys=True)
-        except ValueError:
-            key = body
-        if key in seen:
-            return text[:start].rstrip(), True
-        seen.add(key)
-        pos = end + len(CLOSE)
+    """The reply up to its first call that repeats an earlier one exactly, and whether there was one (the rule
+    `stop_repeats` decodes with: nanoagent/agent/backends/repeat_stop.py)."""
+    start = first_repeat(text)
+    return (text, False) if start is None else (text[:start].rstrip(), True)
 
 
 def main() -> int:
