@@ -116,12 +116,13 @@ def check(c, tok, stopped: bool):
         assert c.text.startswith(FIRST + "\n" + A) and c.finish_reason == "length"
 
 
-@pytest.mark.parametrize("stop", [True, False])
+@pytest.mark.parametrize("stop,room", [(True, 2), (False, 2), (True, None)], ids=["stop", "off", "at-the-cap"])
 @pytest.mark.parametrize("path", ["complete", "equal-rows", "batch-generator"])
-def test_mlx_paths_stop_at_the_repeat(tiny, monkeypatch, path, stop):
+def test_mlx_paths_stop_at_the_repeat(tiny, monkeypatch, path, stop, room):
+    """`room` None: the copy closes on the max_tokens-th token, which must still be cut (finish "repeat")."""
     model, tok = tiny
     backend = MLXBackend(model, tok, stop_repeats=stop)
-    max_tokens = len(tok.encode(FIRST + "\n" + A + "\n" + B, add_special_tokens=False)) + 2
+    max_tokens = len(tok.encode(FIRST + "\n" + A + ("\n" + B if room else ""), add_special_tokens=False)) + (room or 0)
     if path == "complete":
         script = Script(tok)
         monkeypatch.setattr(mlx_backend, "make_mlx_sampler", script.mlx_sampler)
@@ -129,6 +130,9 @@ def test_mlx_paths_stop_at_the_repeat(tiny, monkeypatch, path, stop):
         c = backend.complete(CHAT, TOOLS, max_tokens=max_tokens, temperature=0.0, seed=0, on_text=streamed.append)
         check(c, tok, stop)
         assert "".join(streamed) == c.text  # the copy was never streamed
+        script.calls = 0  # again, on the cache the cut reply left behind: the same reply
+        again = backend.complete(CHAT, TOOLS, max_tokens=max_tokens, temperature=0.0, seed=0)
+        assert again.completion_ids == c.completion_ids and again.finish_reason == c.finish_reason
         return
     if path == "equal-rows":
         conversations = [CHAT, CHAT, CHAT]

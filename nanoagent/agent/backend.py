@@ -33,7 +33,7 @@ class Completion:
     prompt_ids: list[int] | None = None
     completion_ids: list[int] | None = None
     logprobs: list[float] | None = None   # one per completion id: log p of the sampled token
-    finish_reason: str = "stop"           # "stop" (end of turn) or "length" (hit max_tokens)
+    finish_reason: str = "stop"           # "stop" (end of turn), "length" (hit max_tokens), "repeat" (repeat_stop.py)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0

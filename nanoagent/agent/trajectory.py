@@ -35,7 +35,7 @@ class Step:
     tool_calls: list[dict] = field(default_factory=list)   # parsed canonical calls (empty on a final answer)
     results: list[dict] = field(default_factory=list)      # per executed call: {name, ok, text, seconds, ...}
     error: dict | None = None                    # {"kind", "message"} when the reply's tool call was malformed
-    finish_reason: str = "stop"
+    finish_reason: str = "stop"  # "stop", "length" or "repeat" (the backend cut the reply at a repeated call)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     timings: dict = field(default_factory=dict)  # model_s, tools_s, harness_s, total_s

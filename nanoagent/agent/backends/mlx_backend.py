@@ -76,7 +76,7 @@ class MLXBackend:
         self.name = name
         self.stop_ids = stop_token_ids(tokenizer)
         self._cache = None      # KV cache of the last `complete`
-        self._cache_ids = []    # the ids it holds
+        self._cache_ids = []    # the ids it holds (a prefix of them after a reply cut at a repeat)
         self.grammars = None    # with constrain: the offered tools' grammar masks every step (nanoagent.constrain)
         if constrain:
             from nanoagent.constrain import Grammars
@@ -340,11 +340,14 @@ class MLXBackend:
                     if not ids[i]:  # the row's first token: the model's own P(call opening), before any rules
                         first_p[i] = (unmasked[i][0] if rules[i] is not None else r.logprobs).astype(mx.float32)
                     ids[i].append(r.token)
-                    if r.finish_reason is not None:
-                        finish[i] = "stop" if r.token in self.stop_ids else r.finish_reason
+                    if r.token in self.stop_ids:
+                        finish[i] = "stop"
                     elif self.repeat_stop and (keep := self.repeat_stop.cut(ids[i])) is not None:
-                        finish[i], cut[i] = REPEAT, keep
-                        generator.remove([r.uid])
+                        finish[i], cut[i] = REPEAT, keep  # the max_tokens-th token too
+                        if r.finish_reason is None:  # a finished row has left the batch already
+                            generator.remove([r.uid])
+                    elif r.finish_reason is not None:
+                        finish[i] = r.finish_reason
         finally:
             generator.close()
         raw = [[] for _ in prompts]

@@ -15,6 +15,9 @@ kept. The ids, their log-probs and the text are cut together, and the reply's fi
     stop = RepeatStop(tokenizer)           # once per backend
     keep = stop.cut(ids)                   # after each sampled token: None, or how many ids the reply keeps
 
+A reply that means to repeat a call (an agent reading a file again after patching it, all in one reply) is cut
+there too, with every call after it; `--no-stop-repeats` keeps such replies whole.
+
 Left out: repeats that differ only in whitespace inside a string value (they are different calls here).
 """
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from nanoagent.render import backend_tokenizer
-from nanoagent.toolcall import first_repeat
+from nanoagent.toolcall import CLOSE, first_repeat
 
 FINISH = "repeat"  # the finish reason of a reply stopped here
 
@@ -43,7 +46,7 @@ class RepeatStop:
     def cut(self, ids: list[int]) -> int | None:
         """How many of the reply's ids to keep when its last id closed a call that repeats an earlier one (all of
         them when no token boundary falls before the copy); None otherwise (go on)."""
-        if not ids or ids[-1] not in self.closing:
+        if not ids or ids[-1] not in self.closing or CLOSE not in self.text(ids[-len(CLOSE):]):  # cheap first
             return None
         text = self.text(ids)
         start = first_repeat(text)
