@@ -6,6 +6,13 @@ written, so this measures a stop-at-repeat rule without generating again. Writte
 
     python train/results/quality-gpu-300-obj/repeat_rescore.py \
         eval/results/quality/toolcall_quality-gpu-300-obj-mlx-whole.json
+
+With a second result, decoded with `--stop-repeats` on the same model and items, it also counts the items whose
+reply there is exactly this re-scoring's cut reply (what the decoding rule should write):
+
+    python train/results/quality-gpu-300-obj/repeat_rescore.py \
+        eval/results/quality/toolcall_quality-gpu-300-new-q8_0-parallel-cap128.json \
+        eval/results/quality/toolcall_quality-gpu-300-new-q8_0-stoprepeats-parallel-cap128.json
 """
 
 import json
@@ -44,6 +51,12 @@ def main() -> int:
         print(f"{suite:18s} n={n} cut={cut:3d} accuracy {100 * before / n:.1f} -> {100 * after / n:.1f} "
               f"(+{gained} -{lost})")
     print(f"completion tokens {tokens:.0f}, after the first repeat about {saved:.0f} ({100 * saved / tokens:.1f}%)")
+    if len(sys.argv) > 2:
+        decoded = json.load(open(sys.argv[2]))["suites"]
+        for suite, res in result["suites"].items():
+            pairs = list(zip(res["items"], decoded[suite]["items"]))
+            same = sum(cut_at_repeat(a["reply"])[0].rstrip() == b["reply"].rstrip() for a, b in pairs)
+            print(f"{suite:18s} decoded with the rule: {same} of {len(pairs)} replies are the cut ones")
     return 0
 
 
