@@ -199,7 +199,7 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
     from nanoagent import packed_attention
 
     attention, _ = REAL_VARIANTS[variant]
-    packed_attention.RECOMPUTE_WEIGHTS = variant not in ("today", "malloc", "spans", "new", "native_keep")
+    packed_attention.RECOMPUTE_WEIGHTS = variant in NATIVE_VARIANTS and variant != "native_keep"
     ds, plan = real_batches(load_tokenizer(spec))
     if attention == "peer":
         rows = []

@@ -165,6 +165,19 @@ def _prompt_rows_attention(q, k, v, scale: float, block: int):
 
 
 @contextmanager
+def weights_kept():
+    """While inside, the attention weights are kept for the backward pass (a block under gradient checkpointing:
+    its whole forward runs again in the backward pass, so recomputing the weights again inside it would be a third
+    pass)."""
+    global RECOMPUTE_WEIGHTS
+    before, RECOMPUTE_WEIGHTS = RECOMPUTE_WEIGHTS, False
+    try:
+        yield
+    finally:
+        RECOMPUTE_WEIGHTS = before
+
+
+@contextmanager
 def packed_rows():
     """While inside, mlx-lm's llama layers accept a RecordSpans where their attention mask goes."""
     with mlx_patches.replaced(mlx_patches.llama(), scaled_dot_product_attention=attention):

@@ -99,11 +99,18 @@ def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, recom
     assert batch.spans is not None and any(len(row) > 2 for row in batch.spans)
     monkeypatch.setattr(packed_attention, "BLOCK", 8)
     monkeypatch.setattr(packed_attention, "RECOMPUTE_WEIGHTS", recompute)
+    seen = []  # whether the weights were recomputed, at every record attention computed
+    row_attention = packed_attention._row_attention
+    monkeypatch.setattr(packed_attention, "_row_attention",
+                        lambda *a: seen.append(packed_attention.RECOMPUTE_WEIGHTS) or row_attention(*a))
     model = tiny_llama(tok_vocab_size(tok), seed=3)
     cls, original = type(model.layers[0]), type(model.layers[0]).__call__
     try:
         prepare(model, DFTConfig(fine_tune="full", grad_checkpoint=grad_checkpoint))
         ours = using_packed_rows(nn.value_and_grad(model, sft_loss))(model, batch)
+        # a checkpointed block runs its forward again anyway: its weights are kept, not recomputed a third time
+        assert seen and set(seen) == {recompute and not grad_checkpoint}
+        assert packed_attention.RECOMPUTE_WEIGHTS == recompute
         dense = RecordSpans(batch.spans).dense(batch.inputs.shape[1])
 
         def dense_loss(m, b):

@@ -28,6 +28,7 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten, tree_unflatten
 
 from nanoagent.call_threshold import FILE as THRESHOLD_FILE
+from nanoagent.packed_attention import weights_kept
 
 WEIGHT_SUFFIXES = (".safetensors", ".gguf", ".bin", ".pt", ".pth", ".npz")
 # the model cache's own bookkeeping, wrong for a new folder; and the start model's call threshold, which was chosen
@@ -76,7 +77,8 @@ def checkpoint_blocks(model, every: int = 1) -> int:
 
             def run(params, *args, **kwargs):
                 block.update(params)
-                return plain(block, *args, **kwargs)
+                with weights_kept():  # the block's forward runs again anyway: not the attention a third time
+                    return plain(block, *args, **kwargs)
 
             return mx.checkpoint(run)(block.trainable_parameters(), *args, **kwargs)
 

@@ -62,8 +62,9 @@ class TextStream:
     """Calls `on_text(piece)` with the text the completion ids add since the last push (nothing when on_text is
     None). The text is decoded whole each time and only a stable prefix is sent: a piece ending in half a UTF-8
     character (decoded as U+FFFD) waits for the next token. With `hold_calls` a tool call still open (from its
-    opening tag, or the start of one) and trailing whitespace wait until the call closes or text follows, so a backend that cuts a reply at a repeated call
-    (repeat_stop.py) never streams the copy; `push(ids, final=True)` at the end sends whatever is left."""
+    opening tag, or the start of one) and trailing whitespace wait until the call closes or text follows, so a
+    backend that cuts a reply at a repeated call (repeat_stop.py) never streams the copy; `push(ids, final=True)`
+    at the end sends whatever is left."""
 
     def __init__(self, tokenizer, stop_ids, on_text=None, hold_calls: bool = False):
         self.tokenizer, self.stop_ids, self.on_text, self.sent = tokenizer, stop_ids, on_text, 0

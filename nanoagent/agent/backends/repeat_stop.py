@@ -23,9 +23,7 @@ Left out: repeats that differ only in whitespace inside a string value (they are
 
 from __future__ import annotations
 
-import numpy as np
-
-from nanoagent.render import backend_tokenizer
+from nanoagent.agent.backends.reply_rules import ids_holding
 from nanoagent.toolcall import CLOSE, first_repeat
 
 FINISH = "repeat"  # the finish reason of a reply stopped here
@@ -36,9 +34,7 @@ class RepeatStop:
 
     def __init__(self, tokenizer):
         self.tokenizer = tokenizer
-        tok = backend_tokenizer(tokenizer)
-        self.closing = frozenset(int(i) for i in np.flatnonzero(
-            [">" in tok.decode([i]) for i in range(tok.get_vocab_size())]))
+        self.closing = frozenset(ids_holding(tokenizer, ">").tolist())
 
     def text(self, ids) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)

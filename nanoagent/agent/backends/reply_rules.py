@@ -38,12 +38,17 @@ def open_call_id(tokenizer) -> int:
     return backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
 
 
-def angle_ids(tokenizer) -> np.ndarray:
-    """Ids of every token whose text holds "<", special tokens aside (<|im_end|> still ends a reply; decode skips
-    them): a declined reply never writes one, so it cannot open a call later (a model trained on "One moment."
-    before its calls would otherwise open one on the next line)."""
+def ids_holding(tokenizer, char: str) -> np.ndarray:
+    """Ids of every token whose text holds `char`, special tokens aside (decode skips them)."""
     tok = backend_tokenizer(tokenizer)
-    return np.array([i for i in range(tok.get_vocab_size()) if "<" in tok.decode([i])], dtype=np.int64)
+    return np.array([i for i in range(tok.get_vocab_size()) if char in tok.decode([i])], dtype=np.int64)
+
+
+def angle_ids(tokenizer) -> np.ndarray:
+    """Ids of every token whose text holds "<" (<|im_end|> still ends a reply): a declined reply never writes one,
+    so it cannot open a call later (a model trained on "One moment." before its calls would otherwise open one on
+    the next line)."""
+    return ids_holding(tokenizer, "<")
 
 
 class CallGate:
