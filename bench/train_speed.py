@@ -15,8 +15,9 @@ Parts (each writes into bench/results/train_speed.json with the machine's detail
         Each run is its own process: `today` is the path before packed attention and the malloc setting (a dense
         block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` both (train.dft before the compiled kernels), and
         `native` is `new` with nanoagent.native's compiled softmax, SwiGLU and logsumexp (train.dft's default where
-        they are built: python -m nanoagent.native.build) and the attention weights computed again in the
-        backward pass (nanoagent/packed_attention.py), `native_keep` the same keeping them, `native_ckptN` is
+        they are built: python -m nanoagent.native.build), the attention weights and the MLP's SwiGLU output
+        computed again in the backward pass (nanoagent/packed_attention.py), `native_keep` the same keeping both,
+        `native_attn` recomputing the attention weights only (the default before 2026-11-26), `native_ckptN` is
         `native` recomputing every Nth block's activations too (--grad-checkpoint --checkpoint-every N), and
         `mlx_lm` is mlx_lm.lora's loop on the same packed rows (plain causal, glibc's defaults). tokens/s counts
         real input tokens; peak memory is MLX's and the process's resident maximum.
@@ -147,17 +148,17 @@ def run_mlx_lm(spec, seqs, batch, length, fine_tune, steps, rank=16):
 
 
 REAL_VARIANTS = {"today": ("dense", "default"), "malloc": ("dense", "on"), "spans": ("spans", "default"),
-                 "new": ("spans", "on"), "native_keep": ("spans", "on"), "native": ("spans", "on"),
+                 "new": ("spans", "on"), "native_keep": ("spans", "on"), "native_attn": ("spans", "on"), "native": ("spans", "on"),
                  "native_ckpt1": ("spans", "on"), "native_ckpt2": ("spans", "on"), "native_ckpt3": ("spans", "on"),
                  "mlx_lm": ("peer", "default")}
-# with nanoagent.native's exp-family kernels (train.dft's default where built); _keep: the attention weights kept
-# for the backward pass (packed_attention.RECOMPUTE_WEIGHTS off); _ckptN: gradient checkpointing of every Nth block
-# too (train.dft --grad-checkpoint --checkpoint-every N)
-NATIVE_VARIANTS = {"native_keep", "native", "native_ckpt1", "native_ckpt2", "native_ckpt3"}
-REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "native_keep", "native", "native_ckpt1", "native_ckpt2",
-                       "native_ckpt3", "mlx_lm"],
-              "full": ["today", "new", "native_keep", "native", "native_ckpt1", "native_ckpt2", "native_ckpt3",
-                       "mlx_lm"]}
+# with nanoagent.native's exp-family kernels (train.dft's default where built); _keep: the attention weights and the
+# SwiGLU output kept for the backward pass (packed_attention.RECOMPUTE_WEIGHTS and RECOMPUTE_SWIGLU off), _attn: only
+# the SwiGLU output kept; _ckptN: gradient checkpointing of every Nth block too (--grad-checkpoint --checkpoint-every N)
+NATIVE_VARIANTS = {"native_keep", "native_attn", "native", "native_ckpt1", "native_ckpt2", "native_ckpt3"}
+REAL_CASES = {"lora": ["today", "malloc", "spans", "new", "native_keep", "native_attn", "native", "native_ckpt1",
+                       "native_ckpt2", "native_ckpt3", "mlx_lm"],
+              "full": ["today", "new", "native_keep", "native_attn", "native", "native_ckpt1", "native_ckpt2",
+                       "native_ckpt3", "mlx_lm"]}
 
 
 def real_batches(tokenizer, n_records: int = 600, seed: int = 0, batch: int = 4, length: int = 1024):
@@ -200,6 +201,7 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
 
     attention, _ = REAL_VARIANTS[variant]
     packed_attention.RECOMPUTE_WEIGHTS = variant in NATIVE_VARIANTS and variant != "native_keep"
+    packed_attention.RECOMPUTE_SWIGLU = variant in NATIVE_VARIANTS and variant not in ("native_keep", "native_attn")
     ds, plan = real_batches(load_tokenizer(spec))
     if attention == "peer":
         rows = []
@@ -259,7 +261,7 @@ def part_real(spec, args) -> dict:
         speed = {k: r["tokens_per_s"] for k, r in runs.items()}
         out[ft] = {"runs": runs, **{f"{a}_over_{b}": speed[a] / speed[b] for a, b in
                                     [("new", "today"), ("new", "mlx_lm"), ("today", "mlx_lm"), ("native", "today"),
-                                     ("native", "mlx_lm"), ("native", "new"), ("native", "native_keep"),
+                                     ("native", "mlx_lm"), ("native", "new"), ("native", "native_keep"), ("native", "native_attn"),
                                      ("native_keep", "today"), ("native_ckpt1", "today"),
                                      ("native_ckpt2", "today"), ("native_ckpt3", "today"), ("native_ckpt3", "mlx_lm")]
                                     if a in speed and b in speed}}

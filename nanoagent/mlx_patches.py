@@ -52,7 +52,7 @@ def llama():
     """mlx_lm.models.llama, checked to have what numpy_ops replaces there."""
     from mlx_lm.models import llama as module
 
-    require(module, ("scaled_dot_product_attention", "swiglu"))
+    require(module, ("scaled_dot_product_attention", "swiglu", "MLP"))
     return module
 
 

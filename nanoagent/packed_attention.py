@@ -14,7 +14,11 @@ Every block goes through the attention of the moment (`numpy_ops.attention`: MLX
 of queries [s, e) over keys [0, e) is causal as it should be. The outputs are the dense path's to float rounding
 (tests/test_packed_attention.py checks losses and gradients against the block-diagonal mask). The weights are not
 kept for the backward pass but computed again there from q, k and v (RECOMPUTE_WEIGHTS): 30 layers of them were a
-fifth of a training step's peak memory.
+fifth of a training step's peak memory. Inside `packed_rows()` the MLP's SwiGLU output (the input of down_proj,
+the widest activation a block keeps) is computed again in the backward pass from the gate and up projections too
+(RECOMPUTE_SWIGLU): an element-wise pass instead of 4 x 1024 x 1536 floats per block, 0.47 GB less at packed
+4 x 1024 (full 8.14 -> 7.66 GB, LoRA 5.60 -> 5.13) within the run-to-run noise of the speed
+(bench/results/train_speed_swiglu*.json).
 
 Usage:
     spans = RecordSpans([[(0, 300), (300, 700), (700, 1023)], [(0, 1023)]])  # per row: [start, end) of records
@@ -49,6 +53,9 @@ BLOCK = 256  # query rows per block: smaller skips more hidden scores but makes 
 # keep only q, k, v for the backward pass and compute the attention weights again there (mx.checkpoint), instead of
 # keeping every block's weights: 1.4 GB less at packed 4 x 1024 (7.05 -> 5.60 GB, LoRA), about 5% slower
 RECOMPUTE_WEIGHTS = True
+# keep gate_proj's and up_proj's outputs but not silu(gate) * up: down_proj runs under mx.checkpoint, whose backward
+# pass computes the product again (down_proj's own forward output is not needed there, so MLX never recomputes it)
+RECOMPUTE_SWIGLU = True
 
 
 @dataclass(frozen=True)
@@ -164,23 +171,44 @@ def _prompt_rows_attention(q, k, v, scale: float, block: int):
     return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=2)
 
 
+def mlp(module, x):
+    """mlx-lm's llama MLP, `down_proj(swiglu(gate_proj(x), up_proj(x)))`, with the SwiGLU output computed again in the
+    backward pass (RECOMPUTE_SWIGLU, on the CPU). down_proj's trainable weights (all, or LoRA's) are passed to
+    mx.checkpoint explicitly, since it differentiates only its arguments."""
+    swiglu = mlx_patches.llama().swiglu  # the one of the moment: numpy_ops swaps in its kernels
+    gate, up = module.gate_proj(x), module.up_proj(x)
+    down = module.down_proj
+    if not (RECOMPUTE_SWIGLU and on_cpu()):
+        return down(swiglu(gate, up))
+
+    def run(params, gate, up):
+        down.update(params)
+        return down(swiglu(gate, up))
+
+    return mx.checkpoint(run)(down.trainable_parameters(), gate, up)
+
+
 @contextmanager
 def weights_kept():
-    """While inside, the attention weights are kept for the backward pass (a block under gradient checkpointing:
-    its whole forward runs again in the backward pass, so recomputing the weights again inside it would be a third
-    pass)."""
-    global RECOMPUTE_WEIGHTS
-    before, RECOMPUTE_WEIGHTS = RECOMPUTE_WEIGHTS, False
+    """While inside, the attention weights and the SwiGLU output are kept for the backward pass (a block under
+    gradient checkpointing: its whole forward runs again in the backward pass, so recomputing them inside it would be
+    a third pass)."""
+    global RECOMPUTE_WEIGHTS, RECOMPUTE_SWIGLU
+    before = RECOMPUTE_WEIGHTS, RECOMPUTE_SWIGLU
+    RECOMPUTE_WEIGHTS = RECOMPUTE_SWIGLU = False
     try:
         yield
     finally:
-        RECOMPUTE_WEIGHTS = before
+        RECOMPUTE_WEIGHTS, RECOMPUTE_SWIGLU = before
 
 
 @contextmanager
 def packed_rows():
-    """While inside, mlx-lm's llama layers accept a RecordSpans where their attention mask goes."""
-    with mlx_patches.replaced(mlx_patches.llama(), scaled_dot_product_attention=attention):
+    """While inside, mlx-lm's llama layers accept a RecordSpans where their attention mask goes, and their MLPs
+    recompute the SwiGLU output in the backward pass (`mlp`)."""
+    llama = mlx_patches.llama()
+    with mlx_patches.replaced(llama, scaled_dot_product_attention=attention), \
+            mlx_patches.replaced(llama.MLP, __call__=mlp):
         yield
 
 

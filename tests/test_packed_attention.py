@@ -6,6 +6,7 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 import pytest
+from mlx.utils import tree_flatten
 
 from nanoagent import mlx_patches, numpy_ops, packed_attention
 from nanoagent.packed_attention import RecordSpans, packed_rows, using_packed_rows
@@ -136,6 +137,39 @@ def test_training_loss_and_gradients_match_the_dense_mask(grad_checkpoint, recom
     np.testing.assert_allclose(np.array(ga["model"]["layers"][1]["self_attn"]["q_proj"]["weight"]),
                                np.array(gb["model"]["layers"][1]["self_attn"]["q_proj"]["weight"]), rtol=1e-4,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("fine_tune", ["full", "lora"])
+def test_the_swiglu_output_is_computed_again_in_the_backward_pass(fine_tune, monkeypatch):
+    """RECOMPUTE_SWIGLU: each MLP's SwiGLU runs once more (in the backward pass), and the loss and every gradient are
+    those of keeping it. down_proj's weights reach mx.checkpoint as arguments: the gradients of the full model's
+    down_proj weight and of LoRA's down_proj adapters would be zero if they were only closed over."""
+    from train.config import DFTConfig
+    from train.tuning import prepare
+
+    tok = tiny_tokenizer()
+    batch = make_batch(tokenize(records(), tok, max_length=256), list(range(5)), 2, pack=True, max_length=256)
+    llama = mlx_patches.llama()
+    calls = []
+    own = llama.swiglu
+    monkeypatch.setattr(llama, "swiglu", lambda g, u: calls.append(1) or own(g, u))
+    results = {}
+    for recompute in (True, False):
+        monkeypatch.setattr(packed_attention, "RECOMPUTE_SWIGLU", recompute)
+        model = tiny_llama(tok_vocab_size(tok), seed=3)
+        prepare(model, DFTConfig(fine_tune=fine_tune, lora_rank=4))
+        calls.clear()
+        (loss, _), grads = using_packed_rows(nn.value_and_grad(model, sft_loss))(model, batch)
+        mx.eval(loss, grads)
+        results[recompute] = float(loss), dict(tree_flatten(grads)), len(calls)
+    n_layers = len(model.layers)
+    assert results[True][2] == 2 * n_layers and results[False][2] == n_layers
+    assert results[True][0] == pytest.approx(results[False][0], rel=1e-6)
+    assert results[True][1].keys() == results[False][1].keys()
+    down = [k for k in results[True][1] if ".mlp.down_proj." in k]
+    assert down and any(np.abs(np.array(results[True][1][k])).max() > 0 for k in down)  # LoRA: lora_b (a from b=0)
+    for k, g in results[True][1].items():
+        np.testing.assert_allclose(np.array(g), np.array(results[False][1][k]), rtol=1e-5, atol=1e-7, err_msg=k)
 
 
 def test_a_padding_only_row_is_one_span():

@@ -21,9 +21,10 @@ settings as given and only warns.
 The probe is a worst case, so the prediction errs high. Against measured peaks on the embedded 135M model (2-core
 AMD EPYC): packed 4 x 1024, predicted 11.9 GB for LoRA, measured 8.9 GB; full fine-tuning predicted 12.4 GB,
 measured 11.5 GB (bench/results/train_speed_real.json); LoRA at 2 x 1024 with accumulation predicted 6.3 GB,
-measured 3.9-4.4 GB (the quality run's steps); those peaks predate the compiled kernels and the recomputed attention
-weights, which measure 5.6 GB (LoRA) and 8.1 GB (full) at packed 4 x 1024 (bench/results/train_speed_recompute.json;
-the probe itself was not measured again). The probe costs one forward and backward pass at the start (seconds
+measured 3.9-4.4 GB (the quality run's steps). With the compiled kernels and the attention weights and SwiGLU output
+recomputed (2026-11-26), packed 4 x 1024 predicts 7.3 GB for LoRA and 8.8 GB for full fine-tuning, measured 5.1 and
+7.7 GB (bench/results/train_speed_swiglu.json), so an 8 GB M1's 6 GB budget gets LoRA micro-batches of 2 where 4
+would fit. The probe costs one forward and backward pass at the start (seconds
 here). A resumed run keeps the settings it started with (no probe). Data-parallel runs and non-llama models are
 not probed (said so).
 
