@@ -44,12 +44,14 @@ def now() -> str:
 
 
 def label_for(spec: str) -> str:
-    """A file-name-safe label for a model spec: the folder or file name, or the URL's host."""
+    """A file-name-safe label for a model spec: the folder or file name (a GGUF's without `.gguf`), or the URL's
+    host."""
     spec = spec.rstrip("/")
     if spec.startswith(("http://", "https://")):
         spec = spec.split("://", 1)[1].split("/", 1)[0]
     else:
         spec = Path(spec).name or spec
+        spec = spec[:-len(".gguf")] if spec.lower().endswith(".gguf") and len(spec) > 5 else spec
     return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-") or "model"
 
 

@@ -11,7 +11,7 @@ import nanoagent  # noqa: F401
 import pytest
 
 from eval import report, toolcall
-from eval.results import load_runs
+from eval.results import label_for, load_runs
 from nanoagent import scoring
 from nanoagent.agent.backend import Completion, ScriptedBackend
 from nanoagent.stats import bootstrap_ci
@@ -280,3 +280,11 @@ def test_resume_keeps_finished_suites_and_runs_only_the_rest(valid_file, tmp_pat
     thr = ["--model", "embedded", "--out-dir", str(out), "--name", "thr", "--call-threshold", "0.5"]
     assert toolcall.main(thr + ["--suites", f"valid:{valid_file}"]) == 0
     assert toolcall.main(thr + ["--suites", both, "--resume"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec,label", [("exports/quality-cpu-obj-q8_0.gguf", "quality-cpu-obj-q8_0"),
+                                        ("runs/dft-1/model/", "model"), ("x.GGUF", "x"), (".gguf", ".gguf"),
+                                        ("https://host:8080/v1", "host-8080"), ("HuggingFaceTB/SmolLM2", "SmolLM2")])
+def test_a_results_default_label_is_the_model_name_without_gguf(spec, label):
+    """A GGUF's result file was labelled 'NAME.gguf' (toolcall_NAME.gguf_<time>.json), unlike every committed label."""
+    assert label_for(spec) == label

@@ -24,7 +24,6 @@ import shutil
 from pathlib import Path
 
 import mlx.core as mx
-import mlx.nn as nn
 from mlx.utils import tree_flatten, tree_unflatten
 
 from nanoagent.call_threshold import FILE as THRESHOLD_FILE
@@ -133,7 +132,3 @@ def save_final(model, tokenizer, base_folder, out_folder, cfg) -> Path:
         fuse_lora(model)
         save_model(out, model)
     return out
-
-
-def is_lora(model) -> bool:
-    return any(isinstance(m, nn.Module) and hasattr(m, "lora_a") for _, m in model.named_modules())
