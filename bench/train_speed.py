@@ -148,7 +148,8 @@ def run_mlx_lm(spec, seqs, batch, length, fine_tune, steps, rank=16):
 
 
 REAL_VARIANTS = {"today": ("dense", "default"), "malloc": ("dense", "on"), "spans": ("spans", "default"),
-                 "new": ("spans", "on"), "native_keep": ("spans", "on"), "native_attn": ("spans", "on"), "native": ("spans", "on"),
+                 "new": ("spans", "on"), "native_keep": ("spans", "on"), "native_attn": ("spans", "on"),
+                 "native": ("spans", "on"),
                  "native_ckpt1": ("spans", "on"), "native_ckpt2": ("spans", "on"), "native_ckpt3": ("spans", "on"),
                  "mlx_lm": ("peer", "default")}
 # with nanoagent.native's exp-family kernels (train.dft's default where built); _keep: the attention weights and the
@@ -261,7 +262,8 @@ def part_real(spec, args) -> dict:
         speed = {k: r["tokens_per_s"] for k, r in runs.items()}
         out[ft] = {"runs": runs, **{f"{a}_over_{b}": speed[a] / speed[b] for a, b in
                                     [("new", "today"), ("new", "mlx_lm"), ("today", "mlx_lm"), ("native", "today"),
-                                     ("native", "mlx_lm"), ("native", "new"), ("native", "native_keep"), ("native", "native_attn"),
+                                     ("native", "mlx_lm"), ("native", "new"), ("native", "native_keep"),
+                                     ("native", "native_attn"),
                                      ("native_keep", "today"), ("native_ckpt1", "today"),
                                      ("native_ckpt2", "today"), ("native_ckpt3", "today"), ("native_ckpt3", "mlx_lm")]
                                     if a in speed and b in speed}}

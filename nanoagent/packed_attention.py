@@ -42,6 +42,7 @@ causally to their own, so neither pass scores the hidden upper triangle.
 from __future__ import annotations
 
 import functools
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -175,7 +176,7 @@ def mlp(module, x):
     """mlx-lm's llama MLP, `down_proj(swiglu(gate_proj(x), up_proj(x)))`, with the SwiGLU output computed again in the
     backward pass (RECOMPUTE_SWIGLU, on the CPU). down_proj's trainable weights (all, or LoRA's) are passed to
     mx.checkpoint explicitly, since it differentiates only its arguments."""
-    swiglu = mlx_patches.llama().swiglu  # the one of the moment: numpy_ops swaps in its kernels
+    swiglu = sys.modules[type(module).__module__].swiglu  # the one of the moment: numpy_ops swaps in its kernels
     gate, up = module.gate_proj(x), module.up_proj(x)
     down = module.down_proj
     if not (RECOMPUTE_SWIGLU and on_cpu()):
