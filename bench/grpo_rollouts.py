@@ -10,8 +10,10 @@
 Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) three times through
 `run_agents`: with the MLX backend's `complete_batch` (one batch), with a wrapper that only offers `complete` (one
 conversation after another), and through the llama.cpp rollout engine (`rollout_engine: llamacpp`,
-train/grpo_engine.py: the policy synced as a GGUF, timed, then the group in one multi-sequence batch), with the gap
-between its log-probs and MLX's on the same ids. Tokens/s counts generated tokens over the generation wall time.
+train/grpo_engine.py: the policy synced, timed, then the group in one multi-sequence batch), with the gap between
+its log-probs and MLX's on the same ids. The engine holds the policy a run's does: with `fine_tune: lora` (the
+default) a LoRA model with B moved off zero, whose sync writes only the adapter; the MLX batch runs the plain model,
+which generates faster than one with LoRA layers, so the ratio errs in MLX's favour. Tokens/s counts generated tokens over the generation wall time.
 `--repeats N` times the MLX batch and the llama.cpp group N times each, alternating, and compares their medians:
 on one 2-core EPYC, MLX's batch moved from 31 to 41 tokens/s between runs of the same command, enough to move the
 ratio from 3.2x to 2.1x.
@@ -64,11 +66,31 @@ def timed_group(backend, task, cfg, seed):
             "tokens_per_s": tokens / max(model_s, 1e-9), "exit": [tr.exit_status for tr in trajs]}, trajs
 
 
+def run_policy(args, cfg):
+    """The policy a run's engine holds: a fresh copy of the model, with LoRA as `cfg` says (its B moved away from
+    zero, seeded, as after some updates), so the engine syncs the way a run does (an adapter, or whole weights)."""
+    import mlx.core as mx
+    import numpy as np
+
+    from nanoagent.gguf_writer import lora_layers
+    from nanoagent.models import load
+    from train.tuning import prepare
+
+    model, _ = load(args.model)
+    prepare(model, cfg)
+    rng = np.random.default_rng(0)
+    for layer in lora_layers(model).values():
+        layer.lora_b = mx.array(rng.normal(0, 0.01, layer.lora_b.shape).astype(np.float32))
+    mx.eval(model.parameters())
+    return model
+
+
 def llamacpp_engine(model, tok, task, cfg, args, between=None) -> dict:
-    """The same group through the llama.cpp rollout engine (train/grpo_engine.py): the policy written and loaded
-    once (timed: a run pays it every step), then the group in one multi-sequence batch; and how far its log-probs
-    are from MLX's on the same ids. With `--repeats N` the group is timed N times, `between()` (the MLX batch's
-    next timing) running before each repeat, so both engines see the machine's same moments."""
+    """The same group through the llama.cpp rollout engine (train/grpo_engine.py) on `model` (run_policy: with
+    LoRA, the base written once and each sync an adapter): one sync timed (a run pays it every step), then the group
+    in one multi-sequence batch; and how far its log-probs are from MLX's on the same ids. With `--repeats N` the
+    group is timed N times, `between()` (the MLX batch's next timing) running before each repeat, so both engines
+    see the machine's same moments."""
     import json
 
     import mlx.core as mx
@@ -82,6 +104,7 @@ def llamacpp_engine(model, tok, task, cfg, args, between=None) -> dict:
         engine = LlamaCppRollouts(model, tok, config, d, args.engine_type)
         try:
             sync_s = engine.sync(model)  # the second one: file cache and allocator warm, as in a run's later steps
+            mode = engine.mode
             timed_group(engine.backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1,
                                                                  "max_tokens_per_turn": 4}), 0)
             part, trajs = timed_group(engine.backend, task, cfg, seed=1)
@@ -103,8 +126,8 @@ def llamacpp_engine(model, tok, task, cfg, args, between=None) -> dict:
                 ours = np.array([lp[n - 1 + i, t].item() for i, t in enumerate(st.completion_ids)])
                 gaps.append(np.abs(ours - np.array(st.logprobs)))
     gap = np.concatenate(gaps) if gaps else np.zeros(0)
-    part.update(gguf_type=args.engine_type, sync_s=round(sync_s, 3),
-                tokens_per_s_with_one_sync=part["tokens"] / max(part["generation_s"] + sync_s, 1e-9),
+    part.update(gguf_type=args.engine_type, sync_mode=mode, sync_s=round(sync_s, 3),
+                tokens_per_s_with_one_sync=part["tokens"] / (part["tokens"] / part["tokens_per_s"] + sync_s),
                 logprob_gap_to_mlx_mean=float(gap.mean()) if gap.size else None,
                 logprob_gap_to_mlx_max=float(gap.max()) if gap.size else None)
     print("llama.cpp engine", part, flush=True)
@@ -184,7 +207,7 @@ def main(argv=None):
         raise SystemExit(f"--repeats must be at least 1, got {args.repeats}")
     mlx_rounds = [batched["tokens_per_s"]]
     engine_part = llamacpp_engine(
-        model, tok, task, cfg, args,
+        run_policy(args, cfg), tok, task, cfg, args,
         between=lambda: mlx_rounds.append(timed_group(backend, task, cfg, seed=1)[0]["tokens_per_s"]))
     with_rounds(batched, mlx_rounds)
     if args.generation_only:

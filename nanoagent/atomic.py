@@ -8,7 +8,7 @@ result, resolved config and report the stages write goes through here.
     write_text(out / "report.html", html)
 
 Folders that must appear whole (data builds, checkpoints, releases) are staged in a temporary folder and renamed
-by their writers; this module is for single files.
+by their writers; this module is for single files (`staged` for a writer that opens the file by name).
 """
 
 from __future__ import annotations
@@ -16,25 +16,36 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+
+@contextmanager
+def staged(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside `path` for the block to write (by name: writers such as gguf's open it
+    themselves); renamed to `path` when the block ends, removed when it raises. The parent folder is created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file's mode, or what open() would give
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
     """Write `text` to `path` atomically; the parent folder is created. Returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding) as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600; keep the file's mode, or what open() would give
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with staged(path) as tmp, open(tmp, "w", encoding=encoding) as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    return Path(path)
 
 
 def _mode_for(path: Path) -> int:

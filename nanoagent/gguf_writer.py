@@ -13,6 +13,12 @@ Usage:
     write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", name="my-model")
     write_gguf(weights, config, tokenizer, "out.gguf", qtype="q8_0", embedding_type="f16")  # output layer in F16
     write_gguf(model_weights(model), config, tokenizer, "policy.gguf", qtype="f16")   # an MLX model, LoRA fused
+    write_gguf(model_weights(model, fuse=False), ...)                    # its base weights only, and beside them
+    write_lora_gguf(lora_adapters(model), config, "adapter.gguf")       # its LoRA update as a llama.cpp adapter
+
+A llama.cpp LoRA adapter (`general.type` "adapter") holds, for each adapted weight W, `<name>.lora_a` (rank x in)
+and `<name>.lora_b` (out x rank), and llama.cpp adds B(Ax) to Wx. The layer's scale is folded into B and no
+`adapter.lora.alpha` is written, so llama.cpp applies the pair at the scale the caller sets (1.0 for what MLX does).
 
 Left out: K-quants and other block types (llama.cpp's `llama-quantize` makes them from our F16/F32 file), split
 files, big-endian output.
@@ -20,12 +26,11 @@ files, big-endian output.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from nanoagent.atomic import staged
 from nanoagent.gguf_vocab import ExportError, tokenizer_metadata
 from nanoagent.gguf_import import _LAYER_NAMES, _TOP_NAMES
 
@@ -37,24 +42,47 @@ _TO_GGUF_LAYER = {hf: g for g, hf in _LAYER_NAMES.items()}
 _TO_GGUF_TOP = {hf: g for g, hf in _TOP_NAMES.items()}
 
 
-def model_weights(model) -> dict[str, np.ndarray]:
+def lora_layers(model) -> dict:
+    """The model's LoRA (or DoRA) layers by module path."""
+    return {name: m for name, m in model.named_modules() if hasattr(m, "fuse") and hasattr(m, "lora_a")}
+
+
+def model_weights(model, fuse: bool = True) -> dict[str, np.ndarray]:
     """An mlx-lm model's weights as float32 numpy arrays under Hugging Face names, LoRA layers fused (W + scale *
-    B^T A^T) without changing the model: what write_gguf takes, from a folder's model or a policy in training."""
+    B^T A^T) without changing the model: what write_gguf takes, from a folder's model or a policy in training.
+    `fuse=False` gives each LoRA layer's base weight as it is (its update goes separately: lora_adapters)."""
     import mlx.core as mx
     from mlx.utils import tree_flatten
 
-    lora = {name: m for name, m in model.named_modules() if hasattr(m, "fuse") and hasattr(m, "lora_a")}
+    lora = lora_layers(model)
     weights = {}
     for name, value in tree_flatten(model.parameters()):
         owner, _, leaf = name.rpartition(".")
         if leaf in ("lora_a", "lora_b"):
             continue
-        if owner.endswith(".linear") and owner[:-len(".linear")] in lora:  # a LoRA layer's base weight: fused
+        if owner.endswith(".linear") and owner[:-len(".linear")] in lora:  # a LoRA layer's base weight
             owner = owner[:-len(".linear")]
-            value = getattr(lora[owner].fuse(), leaf)
+            value = getattr(lora[owner].fuse(), leaf) if fuse else value
             name = f"{owner}.{leaf}"
         weights[name] = np.asarray(value.astype(mx.float32))
     return weights
+
+
+def lora_adapters(model) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each LoRA layer's update under its base weight's Hugging Face name, as llama.cpp's pair: A (rank x in) and
+    B (out x rank) with the layer's scale folded in, so W + B A is what the layer's `fuse` makes. ExportError for a
+    layer llama.cpp's adapters can't express (DoRA's magnitude)."""
+    import mlx.core as mx
+
+    out = {}
+    for name, layer in lora_layers(model).items():
+        if hasattr(layer, "m"):
+            raise ExportError(f"{name} is a DoRA layer; a llama.cpp adapter holds only LoRA pairs (sync the fused "
+                              "weights instead)")
+        a = np.asarray(layer.lora_a.astype(mx.float32)).T
+        b = np.asarray((layer.scale * layer.lora_b).astype(mx.float32)).T
+        out[f"{name}.weight"] = (np.ascontiguousarray(a), np.ascontiguousarray(b))
+    return out
 
 
 def check_type(qtype: str, flag: str = "--type") -> str:
@@ -116,10 +144,11 @@ def gguf_tensors(weights: dict, cfg: dict) -> dict:
     return out
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _finish(w, progress: bool = False) -> None:
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file(progress=progress)
+    w.close()
 
 
 def _order(name: str):
@@ -152,12 +181,9 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
     heads = cfg["num_attention_heads"]
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
 
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
     counts: dict[str, int] = {}
     fallback = []
-    try:
+    with staged(out) as tmp:
         w = gguf.GGUFWriter(str(tmp), "llama")
         w.add_type("model")
         w.add_name(name)
@@ -198,14 +224,28 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
                 fallback.append(gname)
             counts[ggml_type.name] = counts.get(ggml_type.name, 0) + 1
             w.add_tensor(gname, data, raw_dtype=ggml_type if ggml_type.name == "Q8_0" else None)
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file(progress=progress)
-        w.close()
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        _finish(w, progress)
     return {"path": str(out), "bytes": out.stat().st_size, "tensor_types": counts, "fallback_f16": fallback,
             "embedding_type": embedding_type}
+
+
+def write_lora_gguf(adapters: dict, cfg: dict, out: str | Path) -> Path:
+    """Write `lora_adapters(model)` as a llama.cpp LoRA adapter for the GGUF of the same model's base weights, in
+    float32, atomically. Q and K updates get the rope row order their base weights get."""
+    import gguf
+
+    heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads") or cfg["num_attention_heads"]
+    with staged(out) as tmp:
+        w = gguf.GGUFWriter(str(tmp), "llama")
+        w.add_type("adapter")
+        w.add_string("adapter.type", "lora")
+        for hf, (a, b) in sorted(adapters.items()):
+            if hf.endswith("self_attn.q_proj.weight"):
+                b = permute_rows(b, heads)
+            elif hf.endswith("self_attn.k_proj.weight"):
+                b = permute_rows(b, kv_heads)
+            name = gguf_name(hf)
+            w.add_tensor(f"{name}.lora_a", np.ascontiguousarray(a, dtype=np.float32))
+            w.add_tensor(f"{name}.lora_b", np.ascontiguousarray(b, dtype=np.float32))
+        _finish(w)
+    return Path(out)

@@ -1,6 +1,7 @@
 """GRPO's llama.cpp rollout engine on a tiny random llama: the multi-sequence batch matches one-at-a-time
-generation, a synced policy's next-token log-probs match MLX's, LoRA is fused into what is synced, MLX recomputes
-the ratio's log-probs, and a run with `--rollout-engine llamacpp` trains and logs the sync.
+generation, a synced policy's next-token log-probs match MLX's, LoRA is fused into what is synced, a LoRA policy
+syncs as a llama.cpp adapter over base weights written once, MLX recomputes the ratio's log-probs, and a run with
+`--rollout-engine llamacpp` trains and logs the sync.
 
 The bounds: F32 weights in llama.cpp against MLX's float32 agree to 2e-3 in log-prob (different kernels and
 summation order); the batch against single-stream generation in llama.cpp itself to 1e-4.
@@ -20,7 +21,7 @@ pytest.importorskip("llama_cpp")
 
 from mlx_lm import load as mlx_load  # noqa: E402
 
-from nanoagent.gguf_writer import model_weights  # noqa: E402
+from nanoagent.gguf_writer import lora_adapters, model_weights  # noqa: E402
 from nanoagent.render import render_prompt  # noqa: E402
 from nanoagent.testing import save_tiny_model  # noqa: E402
 from train.grpo_engine import LlamaCppRollouts, relogprob  # noqa: E402
@@ -118,6 +119,69 @@ def test_lora_is_fused_into_the_synced_weights(tiny):
     assert weights.keys() == fused.keys()
     for k in weights:
         np.testing.assert_allclose(weights[k], fused[k], atol=1e-6)
+
+
+def random_lora_update(model, seed: int) -> None:
+    """Every LoRA B away from zero, differently per layer and row (so a wrong Q/K row order would show)."""
+    from nanoagent.gguf_writer import lora_layers
+
+    rng = np.random.default_rng(seed)
+    for layer in lora_layers(model).values():
+        layer.lora_b = mx.array(rng.normal(0, 0.02, layer.lora_b.shape).astype(np.float32))
+    mx.eval(model.parameters())
+
+
+def test_the_adapter_pairs_make_the_fused_update(tiny):
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    folder, _, _ = tiny
+    model, _ = mlx_load(str(folder))
+    linear_to_lora_layers(model, 2, {"rank": 4, "scale": 20.0, "dropout": 0.0})
+    random_lora_update(model, 0)
+    fused, base, pairs = model_weights(model), model_weights(model, fuse=False), lora_adapters(model)
+    assert len(pairs) == 2 * 7 and set(pairs) < set(base)  # q k v o gate up down in the last two blocks
+    for name, (a, b) in pairs.items():
+        assert a.shape[0] == b.shape[1] == 4
+        np.testing.assert_allclose(base[name] + b @ a, fused[name], atol=1e-5)
+        assert np.abs(b @ a).max() > 1e-3
+
+
+def test_a_lora_policy_syncs_as_an_adapter_over_base_weights_written_once(tiny, tmp_path):
+    """Adapter mode: after each sync both of llama.cpp's contexts (one stream, the batch) give MLX's log-probs
+    within 2e-3, the base GGUF is not written again, and a DoRA layer is refused (synced as whole weights)."""
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    from nanoagent.gguf_vocab import ExportError
+
+    folder, _, tok = tiny
+    model, _ = mlx_load(str(folder))
+    linear_to_lora_layers(model, 2, {"rank": 4, "scale": 20.0, "dropout": 0.0})
+    random_lora_update(model, 1)
+    engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path, qtype="f32",
+                              threads=2, n_ctx=2048)
+    try:
+        assert engine.mode == "adapter" and engine.adapter_path.is_file()
+        base_stat = engine.path.stat()
+        first = None
+        for seed in (1, 2):
+            if seed == 2:
+                random_lora_update(model, 2)
+                moved = mlx_logprobs(model, first.prompt_ids, first.completion_ids)
+                assert max(abs(x - y) for x, y in zip(moved, first.logprobs)) > 0.01  # the update changed the policy
+                engine.sync(model)
+            batch = engine.backend.complete_batch([CHAT, OTHER], TOOLS, max_tokens=6, temperature=1.0, seed=seed)
+            single = engine.backend.complete(CHAT, TOOLS, max_tokens=6, temperature=1.0, seed=seed)
+            for c in batch + [single]:
+                np.testing.assert_allclose(c.logprobs, mlx_logprobs(model, c.prompt_ids, c.completion_ids), atol=2e-3)
+            first = first or single
+        after = engine.path.stat()
+        assert (after.st_ino, after.st_mtime_ns) == (base_stat.st_ino, base_stat.st_mtime_ns)
+    finally:
+        engine.close()
+    dora, _ = mlx_load(str(folder))
+    linear_to_lora_layers(dora, 1, {"rank": 2, "scale": 10.0, "dropout": 0.0}, use_dora=True)
+    with pytest.raises(ExportError, match="DoRA"):
+        lora_adapters(dora)
 
 
 def test_relogprob_puts_mlx_numbers_in_and_reports_the_gap(tiny):

@@ -367,7 +367,8 @@ def run(cfg: GRPOConfig) -> dict:
 
         engine = LlamaCppRollouts(model, tokenizer, json.loads((base_folder / "config.json").read_text()),
                                   run_dir / "engine", cfg.engine_gguf_type, top_p=cfg.top_p)
-        print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; "
+        again = "the LoRA adapter alone" if engine.mode == "adapter" else "the whole model"
+        print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; {again} "
               "again before every step)", flush=True)
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}

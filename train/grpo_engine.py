@@ -1,20 +1,23 @@
 """GRPO's llama.cpp rollout engine (`rollout_engine: llamacpp`): the policy, synced into llama.cpp every step.
 
 MLX trains; llama.cpp generates, the way vLLM serves the policy in RL recipes for larger models. Before each
-step's rollouts `sync` writes the current policy (LoRA fused, `nanoagent.gguf_writer.model_weights`) as a GGUF
-(F16 by default) and reloads it into the llama.cpp backend, whose `complete_batch` generates a group in one
-multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py). The sampled ids are exact; the log-probs
-the ratio needs are then recomputed by MLX on those ids (`relogprob`), and how far llama.cpp's own log-probs were
-from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights and llama.cpp's kernels are not MLX's
-float32.
+step's rollouts `sync` puts the current policy into the llama.cpp backend, whose `complete_batch` generates a
+group in one multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py):
+- a LoRA policy: its base weights are written once as a GGUF (F16 by default) and loaded; each sync writes only
+  the LoRA update as a llama.cpp adapter (float32, `nanoagent.gguf_writer.write_lora_gguf`, a few MB) and applies
+  it over them (`set_lora`), with no reload;
+- any other policy (full fine-tuning, DoRA): the whole model is written (LoRA fused) and reloaded each sync.
+The sampled ids are exact; the log-probs the ratio needs are then recomputed by MLX on those ids (`relogprob`),
+and how far llama.cpp's own log-probs were from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights
+and llama.cpp's kernels are not MLX's float32.
 
     engine = LlamaCppRollouts(model, tokenizer, config, folder=run_dir / "engine")
-    engine.sync(model)                     # seconds; before rollouts whenever an update made it `stale`
+    engine.sync(model)                     # before rollouts whenever an update made it `stale`; returns seconds
     groups = ... engine.backend ...        # any rollout code that takes a backend
     gap = relogprob(model, batches)        # MLX log-probs into the batches; returns the gap statistics
 
-Left out: syncing only the LoRA adapter (llama.cpp can load GGUF adapters; writing them is not done here),
-asynchronous rollouts while the update runs.
+In adapter mode the base weights must not change between syncs (LoRA training freezes them).
+Left out: asynchronous rollouts while the update runs.
 """
 
 from __future__ import annotations
@@ -26,16 +29,19 @@ import numpy as np
 
 
 class LlamaCppRollouts:
-    """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (one file, replaced each sync)."""
+    """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (files replaced each sync)."""
 
     def __init__(self, model, tokenizer, config: dict, folder: str | Path, qtype: str = "f16",
                  threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192):
-        from nanoagent.gguf_writer import check_type
+        from nanoagent.gguf_writer import check_type, lora_layers
 
         self.tokenizer, self.config, self.qtype = tokenizer, dict(config), check_type(qtype)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        layers = lora_layers(model).values()
+        self.mode = "adapter" if layers and not any(hasattr(m, "m") for m in layers) else "weights"
         self.path = self.folder / f"policy-{self.qtype}.gguf"
+        self.adapter_path = self.folder / "policy-lora.gguf"
         self.backend = None
         self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
         self.syncs, self.sync_seconds = 0, 0.0
@@ -43,17 +49,22 @@ class LlamaCppRollouts:
         self.sync(model)
 
     def sync(self, model) -> float:
-        """Write the policy's current weights and load them into llama.cpp; returns the seconds it took."""
+        """Put the policy's current weights into llama.cpp (module docstring); returns the seconds it took."""
         from nanoagent.agent.backends.llamacpp import LlamaCppBackend
-        from nanoagent.gguf_writer import model_weights, write_gguf
+        from nanoagent.gguf_writer import lora_adapters, model_weights, write_gguf, write_lora_gguf
 
         t = time.perf_counter()
-        write_gguf(model_weights(model), self.config, self.tokenizer, self.path, self.qtype, name="grpo-policy",
-                   progress=False)
-        if self.backend is None:
-            self.backend = LlamaCppBackend(self.path, tokenizer=self.tokenizer, **self.options)
-        else:
-            self.backend.reload(self.path)
+        adapter = self.mode == "adapter"
+        if self.backend is None or not adapter:
+            write_gguf(model_weights(model, fuse=not adapter), self.config, self.tokenizer, self.path, self.qtype,
+                       name="grpo-policy", progress=False)
+            if self.backend is None:
+                self.backend = LlamaCppBackend(self.path, tokenizer=self.tokenizer, **self.options)
+            else:
+                self.backend.reload(self.path)
+        if adapter:
+            write_lora_gguf(lora_adapters(model), self.config, self.adapter_path)
+            self.backend.set_lora(self.adapter_path)
         seconds = time.perf_counter() - t
         self.stale = False
         self.syncs += 1

@@ -23,7 +23,9 @@ Usage:
     backend = LlamaCppBackend(path, constrain=True)       # schema-constrained tool calls
 
 `complete_batch` generates several conversations together in a second, multi-sequence context over the same
-weights (llamacpp_batch.py): a GRPO group's rollouts or an eval batch.
+weights (llamacpp_batch.py): a GRPO group's rollouts or an eval batch. `set_lora(path)` applies a LoRA adapter
+file (nanoagent.gguf_writer.write_lora_gguf) over the loaded weights in both contexts, replacing the last one:
+GRPO's policy sync when it trains LoRA.
 
 Left out: GPU offload settings beyond `n_gpu_layers`.
 """
@@ -101,6 +103,7 @@ class LlamaCppBackend:
         self.open_id = open_call_id(self.tokenizer)
         self.repeat_stop = RepeatStop(self.tokenizer) if stop_repeats else None
         self._batch = None  # the multi-sequence context of complete_batch (llamacpp_batch.py), made when needed
+        self._lora = None  # the llama.cpp adapter set_lora applied, if any
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -195,6 +198,8 @@ class LlamaCppBackend:
                 self._batch.close()
             self._batch = None
             self._batch = SequenceBatch(self.llm, n_seq, n_ctx)
+            if self._lora is not None:
+                self._use_lora(self._batch.ctx.ctx, self._lora)
         return self._batch
 
     def complete_batch(self, conversations, tools: list[dict] | None = None, *, max_tokens: int,
@@ -215,7 +220,7 @@ class LlamaCppBackend:
 
     def reload(self, path: str | Path) -> None:
         """Swap in other weights for the same architecture and tokenizer (GRPO's policy sync): a new GGUF file,
-        loaded with the same settings; the caches start empty."""
+        loaded with the same settings; the caches start empty and an adapter set_lora applied is dropped."""
         from llama_cpp import Llama
 
         new = Llama(model_path=str(path), **self._llama_options)  # first: a failed load keeps the old model
@@ -223,14 +228,49 @@ class LlamaCppBackend:
             new.close()
             raise BackendError(f"{Path(path).name} has {new.n_vocab()} tokens, not the {self.n_vocab} of the model "
                                "it replaces")
-        if self._batch is not None:
-            self._batch.close()
-            self._batch = None
-        self.llm.close()
+        self.close()
         self.llm, self.path = new, Path(path)
 
+    def set_lora(self, path: str | Path | None) -> None:
+        """Apply the llama.cpp LoRA adapter in `path` at scale 1 over the loaded weights, replacing the one applied
+        before (None: no adapter); the caches start empty. The adapter must be written for these base weights."""
+        import llama_cpp
+
+        new = None
+        if path is not None:
+            new = llama_cpp.llama_adapter_lora_init(self.llm.model, str(path).encode())
+            if not new:
+                raise BackendError(f"llama.cpp could not load the LoRA adapter {path} over {self.path.name}: write it "
+                                   "with nanoagent.gguf_writer.write_lora_gguf for the same model's base weights")
+        for ctx in [self.llm._ctx.ctx] + ([self._batch.ctx.ctx] if self._batch is not None else []):
+            self._use_lora(ctx, new)
+        self._free_lora()
+        self._lora = new
+        self.llm.reset()
+
+    @staticmethod
+    def _use_lora(ctx, adapter) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        n = 0 if adapter is None else 1
+        adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(adapter) if n else None
+        scales = (ctypes.c_float * 1)(1.0) if n else None
+        if llama_cpp.llama_set_adapters_lora(ctx, adapters, n, scales):
+            raise BackendError("llama.cpp refused to set the LoRA adapter on its context")
+
+    def _free_lora(self) -> None:
+        if self._lora is not None:
+            import llama_cpp
+
+            llama_cpp.llama_adapter_lora_free(self._lora)
+            self._lora = None
+
     def close(self) -> None:
+        """Free the batch context, the adapter and the model (in that order: an adapter belongs to its model)."""
         if self._batch is not None:
             self._batch.close()
             self._batch = None
+        self._free_lora()
         self.llm.close()
