@@ -212,3 +212,15 @@ def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, sprea
     assert rows[0]["sync_s"] == 0 and rows[1]["sync_s"] > 0  # step 1 uses the copy written at the start
     assert 0 <= rows[0]["sampler_logprob_gap_mean"] < 2e-3
     assert not list((run_dir / "engine").glob("*.gguf"))  # the rollout copy is removed at the end
+
+
+def test_auto_picks_llamacpp_on_the_cpu_and_mlx_without_it(monkeypatch):
+    import importlib.util
+
+    from train.grpo_engine import engine_for
+
+    assert mx.default_device().type == mx.cpu  # the tests run MLX on the CPU
+    assert engine_for("auto") == "llamacpp"
+    assert engine_for("mlx") == "mlx" and engine_for("llamacpp") == "llamacpp"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert engine_for("auto") == "mlx"

@@ -49,6 +49,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 from train.config import ConfigError
 from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_settings
+from train.grpo_engine import LlamaCppRollouts, engine_for, relogprob
 from nanoagent.atomic import write_json
 from nanoagent.tasks.toolcall_rewards import no_call_expected
 from train.run_config import save_config
@@ -183,7 +184,6 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
     """One step: pick the groups (pick_groups), roll out and score each by its family, save the rollouts, update.
     With a llama.cpp `engine` (train/grpo_engine.py) the policy is synced into it first and generates the
     rollouts; MLX then recomputes their log-probs."""
-    from train.grpo_engine import relogprob
     from train.grpo_loss import make_batches
     from train.grpo_rollout import coding_group
     from train.grpo_toolcall import toolcall_group
@@ -361,16 +361,14 @@ def run(cfg: GRPOConfig) -> dict:
             step = restored["step"]
             print(f"resumed at step {step} from {restored['path']}", flush=True)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
-    engine = None
-    if cfg.rollout_engine == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
-        from train.grpo_engine import LlamaCppRollouts
-
+    engine, engine_name = None, engine_for(cfg.rollout_engine)
+    if engine_name == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
         engine = LlamaCppRollouts(model, tokenizer, json.loads((base_folder / "config.json").read_text()),
                                   run_dir / "engine", cfg.engine_gguf_type, top_p=cfg.top_p)
         again = "the LoRA adapter alone" if engine.mode == "adapter" else "the whole model"
         print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; {again} "
               "again before every step)", flush=True)
-    cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder),
+    cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder), "rollouts_by": engine_name,
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_config(cfg, run_dir)
     metrics = MetricsLog(run_dir / "metrics.jsonl")

@@ -27,7 +27,7 @@ from train import run_config
 from train.config import ConfigError
 from train.run_config import FINE_TUNES, TrainingConfig, check_training
 
-CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": FINE_TUNES, "rollout_engine": ("mlx", "llamacpp"),
+CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": FINE_TUNES, "rollout_engine": ("auto", "mlx", "llamacpp"),
            "engine_gguf_type": ("f16", "f32", "q8_0")}
 FAMILIES = ("toolcall", "coding")  # task families a step's groups are drawn from (task_mix)
 
@@ -72,10 +72,11 @@ class GRPOConfig(TrainingConfig):
     rollout_wall_time: float = 300.0  # seconds per group
     command_timeout: float = 10.0
     toolcall_max_tokens: int = 256    # one tool-call reply (parallel calls need room: about 50-70 tokens per call)
-    # who generates: mlx (the trained model itself; the path on Metal) or llamacpp (the policy written as a GGUF and
-    # reloaded into llama.cpp before every step, a group in one multi-sequence batch; MLX recomputes the log-probs
-    # on the sampled ids; train/grpo_engine.py). bench/grpo_rollouts.py measures both.
-    rollout_engine: str = "mlx"
+    # who generates: mlx (the trained model itself; the path on Metal) or llamacpp (the policy synced into llama.cpp
+    # before every step, a LoRA policy as an adapter; a group in one multi-sequence batch; MLX recomputes the
+    # log-probs on the sampled ids; train/grpo_engine.py). auto: llamacpp where MLX runs on the CPU and
+    # llama-cpp-python is installed, else mlx. bench/grpo_rollouts.py measures both.
+    rollout_engine: str = "auto"
     engine_gguf_type: str = "f16"     # the synced policy's weights in llama.cpp
     # coding rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one is logged
     rewards: dict = field(default_factory=lambda: {"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1,

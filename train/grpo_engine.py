@@ -28,6 +28,19 @@ from pathlib import Path
 import numpy as np
 
 
+def engine_for(name: str) -> str:
+    """The rollout engine `rollout_engine: NAME` means: `auto` is llamacpp where MLX runs on the CPU and
+    llama-cpp-python is installed (bench/grpo_rollouts.py measures it faster there), else mlx (Metal, CUDA)."""
+    if name != "auto":
+        return name
+    import importlib.util
+
+    import mlx.core as mx
+
+    on_cpu = mx.default_device().type == mx.cpu
+    return "llamacpp" if on_cpu and importlib.util.find_spec("llama_cpp") is not None else "mlx"
+
+
 class LlamaCppRollouts:
     """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (files replaced each sync)."""
 
