@@ -27,6 +27,19 @@ def test_the_threshold_with_the_best_balanced_accuracy():
     assert choose_threshold(rows([0.9], [])) is None and choose_threshold([]) is None
 
 
+def test_the_threshold_keeps_nine_calls_in_ten():
+    """Half the no-call prompts look like calls (P 0.9): the unconstrained best declines them and a third of the
+    calls with them; the floor keeps 90% of the calls and gives up those no-calls."""
+    calls = [0.95, 0.96, 0.97, 0.98, 0.99, 0.91, 0.92, 0.93, 0.7, 0.75]
+    nones = [0.05, 0.1, 0.9, 0.9]
+    free = choose_threshold(rows(calls, nones), min_calls_kept=0.0)
+    assert free["calls_kept"] < 0.9 and free["call_threshold"] > 0.9
+    floor = choose_threshold(rows(calls, nones))
+    assert floor["min_calls_kept"] == 0.9 and floor["calls_kept"] >= 0.9
+    assert floor["call_threshold"] == pytest.approx(0.4)  # midway 0.1 | 0.7: every call kept, 2 of 4 declined
+    assert floor["no_calls_declined"] == 0.5
+
+
 def test_the_threshold_stays_inside_zero_and_one():
     """A model sure of every call (probabilities that round to 1) or unable to tell the groups apart still gets
     a threshold the backends accept."""
@@ -38,11 +51,12 @@ def test_the_threshold_stays_inside_zero_and_one():
 
 
 def test_the_committed_threshold_decides_as_the_rule_does():
-    """0.708 (README, eval/results/quality) came from the stage-1 model's validation probe: the rule's own choice
-    falls in the same gap between observed probabilities, so it decides every validation item the same way."""
+    """0.708 (README, eval/results/quality) came from the stage-1 model's validation probe: the rule of the time
+    (no floor on the calls kept) falls in the same gap between observed probabilities, so it decides every
+    validation item the same way."""
     probe = json.loads((ROOT / "eval/results/decision/quality-cpu.json").read_text())
     items = probe["suites"]["valid"]["items"]
-    chosen = choose_threshold(items)["call_threshold"]
+    chosen = choose_threshold(items, min_calls_kept=0.0)["call_threshold"]
     assert chosen == pytest.approx(0.708, abs=1e-3)
     assert [it["p_call"] >= chosen for it in items] == [it["p_call"] >= 0.708 for it in items]
 
