@@ -12,7 +12,8 @@ a call (what greedy decoding would do), and over both groups the AUC: the chance
 gets a higher probability than a random item needing none (0.5: the model does not tell them apart; 1: it always
 does). Minutes instead of the hour a whole-suite generation takes, so it fits between training runs.
 
-Per suite with both kinds of item it also reports the threshold on P(call) with the best balanced accuracy;
+Per suite with both kinds of item it also reports the threshold on P(call) with the best balanced accuracy among
+those keeping at least `--min-calls-kept` (0.9) of the calls;
 `--save-threshold` (with the `valid` suite) stores the validation split's one with the model, where `nanoagent
 serve`, the GGUF export and `eval.toolcall --call-threshold model` find it (nanoagent/call_threshold.py):
 
@@ -35,7 +36,8 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from eval.config import ConfigError, parse_config
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 from nanoagent.atomic import write_json
-from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
+from nanoagent.call_threshold import (MIN_CALLS_KEPT, ThresholdError, call_probabilities, choose_threshold,
+                                      save_threshold)
 from nanoagent.machine import machine_info
 
 
@@ -47,6 +49,8 @@ class DecisionConfig:
     seed: int = 0
     label: str | None = field(default=None, metadata={"help": "name of the result file (default: from --model)"})
     out_dir: str = field(default="eval/results/decision", metadata={"help": "'' writes no file"})
+    min_calls_kept: float = field(default=MIN_CALLS_KEPT, metadata={"help": "the threshold keeps at least this share of the "
+                                                                   "calls (0: balanced accuracy alone)"})
     save_threshold: bool = field(default=False, metadata={"help": "store the threshold chosen on the validation "
                                                                   "split with the model (an MLX or run folder), "
                                                                   "where serve and --call-threshold model find it"})
@@ -60,7 +64,7 @@ def auc(pos: list[float], neg: list[float]) -> float | None:
     return float(((p > q).sum() + 0.5 * (p == q).sum()) / (p.size * q.size))
 
 
-def summarize(rows: list[dict]) -> dict:
+def summarize(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -> dict:
     """Per group the mean P(call) and greedy call rate; the AUC; the threshold with the best balanced accuracy."""
     calls = [r["p_call"] for r in rows if r["needs_call"]]
     nones = [r["p_call"] for r in rows if not r["needs_call"]]
@@ -70,12 +74,14 @@ def summarize(rows: list[dict]) -> dict:
                 "greedy_call_rate": float(np.mean(flags)) if flags else None}
     return {"needs_call": group(calls, [r["argmax_call"] for r in rows if r["needs_call"]]),
             "needs_no_call": group(nones, [r["argmax_call"] for r in rows if not r["needs_call"]]),
-            "auc": auc(calls, nones), "threshold": choose_threshold(rows)}
+            "auc": auc(calls, nones), "threshold": choose_threshold(rows, min_calls_kept)}
 
 
 def main(argv=None) -> int:
     try:
         cfg = parse_config(DecisionConfig, argv, description=__doc__.splitlines()[0])
+        if not 0.0 <= cfg.min_calls_kept <= 1.0:
+            raise ConfigError(f"--min-calls-kept must be a share between 0 and 1, got {cfg.min_calls_kept}")
         if cfg.n < 0:
             raise ConfigError(f"--n must be 0 (every item) or a positive number of items, got {cfg.n}")
         loaded = {}
@@ -105,7 +111,8 @@ def main(argv=None) -> int:
     for name, items in loaded.items():
         t0 = time.perf_counter()
         rows = call_probabilities(model, tokenizer, items)
-        result["suites"][name] = {**summarize(rows), "seconds": round(time.perf_counter() - t0, 1), "items": rows}
+        result["suites"][name] = {**summarize(rows, cfg.min_calls_kept), "seconds": round(time.perf_counter() - t0, 1),
+                                  "items": rows}
         s = result["suites"][name]
         fmt = lambda g: (f"n={g['n']} mean P(call)={g['mean_p_call']:.3f} greedy calls={g['greedy_call_rate']:.0%}"
                          if g["n"] else "n=0")

@@ -8,7 +8,8 @@ result, resolved config and report the stages write goes through here.
     write_text(out / "report.html", html)
 
 Folders that must appear whole (data builds, checkpoints, releases) are staged in a temporary folder and renamed
-by their writers; this module is for single files (`staged` for a writer that opens the file by name).
+by their writers; this module is for single files. `staged` gives a writer that opens the file by name (gguf's) the
+temporary path and renames it when the writer is done, without the flush to disk (a GGUF is rewritten in seconds).
 """
 
 from __future__ import annotations

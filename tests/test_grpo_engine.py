@@ -214,13 +214,17 @@ def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, sprea
     assert not list((run_dir / "engine").glob("*.gguf"))  # the rollout copy is removed at the end
 
 
-def test_auto_picks_llamacpp_on_the_cpu_and_mlx_without_it(monkeypatch):
+def test_auto_picks_llamacpp_on_the_cpu_for_a_plain_llama_and_mlx_otherwise(monkeypatch):
     import importlib.util
 
     from train.grpo_engine import engine_for
 
-    assert mx.default_device().type == mx.cpu  # the tests run MLX on the CPU
-    assert engine_for("auto") == "llamacpp"
-    assert engine_for("mlx") == "mlx" and engine_for("llamacpp") == "llamacpp"
+    if mx.default_device().type != mx.cpu:
+        pytest.skip("auto picks llama.cpp only where MLX runs on the CPU")
+    llama = {"model_type": "llama"}
+    assert engine_for("auto", llama)[0] == "llamacpp"
+    assert engine_for("mlx", llama)[0] == "mlx" and engine_for("llamacpp", {})[0] == "llamacpp"
+    for other in ({"model_type": "qwen2"}, {**llama, "attention_bias": True}, {**llama, "quantization": {"bits": 4}}):
+        assert engine_for("auto", other) == ("mlx", "the model is not a plain float llama (the GGUF writer's kind)")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    assert engine_for("auto") == "mlx"
+    assert engine_for("auto", llama) == ("mlx", "llama-cpp-python is not installed")

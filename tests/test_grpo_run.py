@@ -17,9 +17,11 @@ from train.grpo import main, run
 from train.grpo_config import load_grpo_config
 
 # coding tasks only (the tool-call family and the mix: tests/test_grpo_toolcall.py)
+# MLX rollouts here (the path on Metal); the tool-call family's runs (test_grpo_toolcall.py) take the CPU default,
+# llama.cpp, and test_grpo_engine.py runs it explicitly.
 TINY = ["--steps", "2", "--group-size", "2", "--tasks-per-step", "1", "--max-turns", "1",
         "--max-tokens-per-turn", "8", "--save-every", "1", "--no-progress", "--inner-steps", "2",
-        "--task-mix", "coding=1"]
+        "--task-mix", "coding=1", "--rollout-engine", "mlx"]
 
 
 @pytest.mark.parametrize("argv,match", [

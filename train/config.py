@@ -22,6 +22,7 @@ import argparse
 from dataclasses import dataclass
 
 from nanoagent import config as layered
+from nanoagent.call_threshold import MIN_CALLS_KEPT
 from nanoagent.config import ConfigError  # the error train.dft and train.grpo catch
 from train import run_config
 from train.run_config import TrainingConfig, check_training
@@ -79,6 +80,8 @@ class DFTConfig(TrainingConfig):
     # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
     # saved with the model (nanoagent/call_threshold.py; serve and the GGUF export use it); 0 disables
     threshold_n: int = 150
+    # the chosen threshold keeps at least this share of the sample's calls (nanoagent/call_threshold.py); 0: none
+    threshold_min_calls_kept: float = MIN_CALLS_KEPT
 
 
 def _check(cfg: DFTConfig) -> DFTConfig:
@@ -86,6 +89,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     if not isinstance(cfg.model, str) or not cfg.model.strip():
         raise ConfigError(f"config key 'model' is {cfg.model!r}: give `embedded`, a model or run folder, a .gguf "
                           "or a Hub id")
+    if not 0.0 <= cfg.threshold_min_calls_kept <= 1.0:
+        raise ConfigError(f"config key 'threshold_min_calls_kept' is {cfg.threshold_min_calls_kept!r}: give a share "
+                          "between 0 and 1 (0.9 keeps nine calls in ten; 0 lets balanced accuracy alone decide)")
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")
@@ -117,7 +123,7 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
 
 # What may change when a run resumes: how long it runs and how it reports, not what it trains.
 RESUME_SAFE = {"memory_fit", "memory_budget", "native_ops", "steps", "val_every", "val_batches", "save_every",
-               "keep_checkpoints", "validity_n", "threshold_n",
+               "keep_checkpoints", "validity_n", "threshold_n", "threshold_min_calls_kept",
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 

@@ -236,7 +236,8 @@ def run(cfg: DFTConfig) -> dict:
             say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
                 f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
         if valid_path and cfg.threshold_n:
-            summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say))
+            summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say,
+                                                 cfg.threshold_min_calls_kept))
         vals = read_metrics(run_dir / "metrics.jsonl", "valid")
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
@@ -251,7 +252,8 @@ def run(cfg: DFTConfig) -> dict:
     return summary
 
 
-def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say) -> dict:
+def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say,
+                          min_calls_kept: float) -> dict:
     """Choose the call threshold on a seeded sample of the validation split and save it with the final model
     (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind."""
     from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
@@ -260,7 +262,7 @@ def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model
     items, _ = load_suite(f"valid:{valid_path}", limit=n, seed=seed)
     say(f"call threshold: P(call) on {len(items)} validation prompts ...", flush=True)
     model.eval()  # no dropout in the probe
-    info = choose_threshold(call_probabilities(model, tokenizer, items))
+    info = choose_threshold(call_probabilities(model, tokenizer, items), min_calls_kept)
     if info is None:
         say("  no threshold: the validation sample needs prompts that need a call and prompts that need none")
         return {"call_threshold": None}

@@ -361,10 +361,13 @@ def run(cfg: GRPOConfig) -> dict:
             step = restored["step"]
             print(f"resumed at step {step} from {restored['path']}", flush=True)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
-    engine, engine_name = None, engine_for(cfg.rollout_engine)
+    model_config = json.loads((base_folder / "config.json").read_text())
+    engine, (engine_name, why) = None, engine_for(cfg.rollout_engine, model_config)
+    if cfg.rollout_engine == "auto":
+        print(f"rollouts by {engine_name} ({why}; --rollout-engine chooses)", flush=True)
     if engine_name == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
-        engine = LlamaCppRollouts(model, tokenizer, json.loads((base_folder / "config.json").read_text()),
-                                  run_dir / "engine", cfg.engine_gguf_type, top_p=cfg.top_p)
+        engine = LlamaCppRollouts(model, tokenizer, model_config, run_dir / "engine", cfg.engine_gguf_type,
+                                  top_p=cfg.top_p)
         again = "the LoRA adapter alone" if engine.mode == "adapter" else "the whole model"
         print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; {again} "
               "again before every step)", flush=True)

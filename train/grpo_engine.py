@@ -28,17 +28,25 @@ from pathlib import Path
 import numpy as np
 
 
-def engine_for(name: str) -> str:
-    """The rollout engine `rollout_engine: NAME` means: `auto` is llamacpp where MLX runs on the CPU and
-    llama-cpp-python is installed (bench/grpo_rollouts.py measures it faster there), else mlx (Metal, CUDA)."""
+def engine_for(name: str, model_config: dict) -> tuple[str, str]:
+    """The rollout engine `rollout_engine: NAME` means for a model with this config.json, and why. `auto` is llamacpp
+    where MLX runs on the CPU, llama-cpp-python is installed and the model is a plain llama the GGUF writer can
+    write (bench/grpo_rollouts.py measures llama.cpp faster there), else mlx (Metal, CUDA, other models)."""
     if name != "auto":
-        return name
+        return name, "asked for"
     import importlib.util
 
     import mlx.core as mx
 
-    on_cpu = mx.default_device().type == mx.cpu
-    return "llamacpp" if on_cpu and importlib.util.find_spec("llama_cpp") is not None else "mlx"
+    if mx.default_device().type != mx.cpu:
+        return "mlx", "MLX runs on the GPU"
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "mlx", "llama-cpp-python is not installed"
+    plain = (model_config.get("model_type") == "llama" and "quantization" not in model_config
+             and not model_config.get("attention_bias") and not model_config.get("mlp_bias"))
+    if not plain:
+        return "mlx", "the model is not a plain float llama (the GGUF writer's kind)"
+    return "llamacpp", "MLX runs on the CPU"
 
 
 class LlamaCppRollouts:

@@ -197,9 +197,14 @@ class LlamaCppBackend:
             if self._batch is not None:
                 self._batch.close()
             self._batch = None
-            self._batch = SequenceBatch(self.llm, n_seq, n_ctx)
-            if self._lora is not None:
-                self._use_lora(self._batch.ctx.ctx, self._lora)
+            batch = SequenceBatch(self.llm, n_seq, n_ctx)
+            try:
+                if self._lora is not None:  # a context without the adapter must never be kept
+                    self._use_lora(batch.ctx.ctx, self._lora)
+            except BaseException:
+                batch.close()
+                raise
+            self._batch = batch
         return self._batch
 
     def complete_batch(self, conversations, tools: list[dict] | None = None, *, max_tokens: int,
@@ -242,8 +247,16 @@ class LlamaCppBackend:
             if not new:
                 raise BackendError(f"llama.cpp could not load the LoRA adapter {path} over {self.path.name}: write it "
                                    "with nanoagent.gguf_writer.write_lora_gguf for the same model's base weights")
-        for ctx in [self.llm._ctx.ctx] + ([self._batch.ctx.ctx] if self._batch is not None else []):
-            self._use_lora(ctx, new)
+        contexts = [self.llm._ctx.ctx] + ([self._batch.ctx.ctx] if self._batch is not None else [])
+        try:
+            for ctx in contexts:
+                self._use_lora(ctx, new)
+        except BaseException:  # every context back on the old adapter, so none samples from another policy
+            for ctx in contexts:
+                self._use_lora(ctx, self._lora)
+            if new is not None:
+                llama_cpp.llama_adapter_lora_free(new)
+            raise
         self._free_lora()
         self._lora = new
         self.llm.reset()
@@ -272,5 +285,7 @@ class LlamaCppBackend:
         if self._batch is not None:
             self._batch.close()
             self._batch = None
-        self._free_lora()
+        if self._lora is not None:
+            self._use_lora(self.llm._ctx.ctx, None)
+            self._free_lora()
         self.llm.close()
