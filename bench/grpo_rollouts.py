@@ -13,7 +13,8 @@ conversation after another), and through the llama.cpp rollout engine (`rollout_
 train/grpo_engine.py: the policy synced, timed, then the group in one multi-sequence batch), with the gap between
 its log-probs and MLX's on the same ids. The engine holds the policy a run's does: with `fine_tune: lora` (the
 default) a LoRA model with B moved off zero, whose sync writes only the adapter; the MLX batch runs the plain model,
-which generates faster than one with LoRA layers, so the ratio errs in MLX's favour. Tokens/s counts generated tokens over the generation wall time.
+which generates faster than one with LoRA layers, so the ratio errs in MLX's favour. Tokens/s counts generated
+tokens over the generation wall time.
 `--repeats N` times the MLX batch and the llama.cpp group N times each, alternating, and compares their medians:
 on one 2-core EPYC, MLX's batch moved from 31 to 41 tokens/s between runs of the same command, enough to move the
 ratio from 3.2x to 2.1x.

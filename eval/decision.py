@@ -49,8 +49,9 @@ class DecisionConfig:
     seed: int = 0
     label: str | None = field(default=None, metadata={"help": "name of the result file (default: from --model)"})
     out_dir: str = field(default="eval/results/decision", metadata={"help": "'' writes no file"})
-    min_calls_kept: float = field(default=MIN_CALLS_KEPT, metadata={"help": "the threshold keeps at least this share of the "
-                                                                   "calls (0: balanced accuracy alone)"})
+    min_calls_kept: float = field(default=MIN_CALLS_KEPT,
+                                  metadata={"help": "the threshold keeps at least this share of the calls "
+                                                    "(0: balanced accuracy alone)"})
     save_threshold: bool = field(default=False, metadata={"help": "store the threshold chosen on the validation "
                                                                   "split with the model (an MLX or run folder), "
                                                                   "where serve and --call-threshold model find it"})
