@@ -73,6 +73,11 @@ def test_end_to_end_fused_and_adapters(tiny, tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert summary["prose_ppl_before"] > 1 and summary["prose_ppl_after"] > 1
     assert summary["prose_ppl_before"] != summary["prose_ppl_after"]  # measured on the base, then the trained model
+    # the prose bound (1.5x the base's): kept by a blend toward the base when the tuned weights were over it
+    if summary["blend_alpha"] < 1:
+        assert summary["prose_ppl_tuned"] > summary["prose_bound"] >= summary["prose_ppl_after"] * (1 - 1e-4)
+    else:
+        assert summary["prose_ppl_after"] == pytest.approx(summary["prose_ppl_tuned"], rel=1e-4)
     stored = json.loads((run / "model" / "call_threshold.json").read_text())  # chosen on the validation split
     assert stored["chosen_on"] == "valid" and stored["n_call"] == 6 and stored["n_no_call"] == 2
     assert summary["call_threshold"] == stored["call_threshold"] and 0 < stored["call_threshold"] < 1

@@ -82,6 +82,9 @@ class DFTConfig(TrainingConfig):
     threshold_n: int = 150
     # the chosen threshold keeps at least this share of the sample's calls (nanoagent/call_threshold.py); 0: none
     threshold_min_calls_kept: float = MIN_CALLS_KEPT
+    # after training, when the held-out prose perplexity is over this many times the base model's, blend the weights
+    # back toward the base by the largest alpha that brings it within (train/interpolate.py, WiSE-FT); 0 disables
+    prose_bound: float = 1.5
 
 
 def _check(cfg: DFTConfig) -> DFTConfig:
@@ -92,6 +95,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     if not 0.0 <= cfg.threshold_min_calls_kept <= 1.0:
         raise ConfigError(f"config key 'threshold_min_calls_kept' is {cfg.threshold_min_calls_kept!r}: give a share "
                           "between 0 and 1 (0.9 keeps nine calls in ten; 0 lets balanced accuracy alone decide)")
+    if cfg.prose_bound and cfg.prose_bound < 1.0:
+        raise ConfigError(f"config key 'prose_bound' is {cfg.prose_bound!r}: give a ratio of at least 1 (1.5 keeps "
+                          "prose perplexity within 1.5x the base model's) or 0 to keep the tuned weights as they are")
     for key, allowed in CHOICES.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(f"config key {key!r}: {getattr(cfg, key)!r} is not one of {', '.join(allowed)}")
@@ -123,7 +129,7 @@ def load_config(argv: list[str] | None = None) -> DFTConfig:
 
 # What may change when a run resumes: how long it runs and how it reports, not what it trains.
 RESUME_SAFE = {"memory_fit", "memory_budget", "native_ops", "steps", "val_every", "val_batches", "save_every",
-               "keep_checkpoints", "validity_n", "threshold_n", "threshold_min_calls_kept",
+               "keep_checkpoints", "validity_n", "threshold_n", "threshold_min_calls_kept", "prose_bound",
                "validity_max_tokens", "progress", "plot", "resume", "force_config", "run_dir", "keep_best", "fuse"}
 
 
@@ -137,8 +143,9 @@ def asked_settings(saved: dict) -> dict:
 
 
 # What a run saved before a setting existed did then, where that is not today's default: runs older than
-# decision_weight trained every token with weight 1; runs older than count_weight weighted no count token.
-LEGACY = {"decision_weight": 1.0, "count_weight": 1.0}
+# decision_weight trained every token with weight 1; runs older than count_weight weighted no count token; runs older
+# than prose_bound kept their tuned weights unblended.
+LEGACY = {"decision_weight": 1.0, "count_weight": 1.0, "prose_bound": 0.0}
 
 
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:

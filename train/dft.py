@@ -199,6 +199,9 @@ def run(cfg: DFTConfig) -> dict:
         say(f"  before: valid {validity['before']['validity']:.3f}, accuracy {validity['before']['accuracy']:.3f} "
             f"{validity['before']['kinds']}; held-out prose perplexity {validity['before']['prose_ppl']:.1f}")
 
+    base_prose = validity.get("before", {}).get("prose_ppl")
+    if cfg.prose_bound and base_prose is None:
+        base_prose = prose_perplexity(model, tokenizer)
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
     if cfg.resume and usable_checkpoint(run_dir, say=lambda msg: None):
@@ -226,6 +229,10 @@ def run(cfg: DFTConfig) -> dict:
             last = "the last step" if best["step"] == state.step else f"not those of the last, step {state.step}"
             say(f"final model: the weights of step {best['step']} (lowest validation cross-entropy, "
                 f"{best['val_ce']:.4f}; {last})")
+        if cfg.prose_bound:  # WiSE-FT back toward the base when the fine-tune cost too much English
+            from train.interpolate import fit_prose_bound
+
+            summary.update(fit_prose_bound(model, tokenizer, cfg.model, base_prose, cfg.prose_bound, say=say))
         final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)  # first: nothing after can lose it
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")

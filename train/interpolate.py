@@ -31,6 +31,7 @@ from nanoagent.config import ConfigError
 
 FILE = "interpolation.json"
 PROSE_BOUND = 1.5        # issue 15: held-out prose perplexity within 1.5x the base model's
+AUTO_ALPHAS = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5)   # train.dft's search, largest first
 
 
 @dataclass
@@ -81,9 +82,75 @@ def largest_in_bound(ppl_by_alpha: dict[float, float], base_ppl: float, ratio: f
     return max(inside) if inside else None
 
 
-def run(cfg: InterpolateConfig, say=print) -> dict:
+def blender(model, base: str | Path):
+    """A function alpha -> None that sets `model`'s weights to the blend with `base` (a model spec) in place.
+
+    A model with LoRA layers (in training) needs no base: the blend of W and W + s * B A is W + alpha * s * B A,
+    so only each B is scaled. Any other model is blended parameter by parameter with the base loaded from `base`."""
     from mlx.utils import tree_flatten, tree_unflatten
 
+    from nanoagent.gguf_writer import lora_layers
+
+    layers = lora_layers(model)
+    if layers:
+        if any(hasattr(m, "m") for m in layers.values()):
+            raise ValueError("a DoRA model is not a linear blend of its base; blending covers LoRA and full models")
+        kept = {name: m.lora_b for name, m in layers.items()}
+
+        def scale_lora(alpha: float) -> None:
+            for name, m in layers.items():
+                m.lora_b = kept[name] * alpha
+        return scale_lora
+    from nanoagent import models
+
+    base_model, _ = models.load(base)
+    base_w, tuned_w = dict(tree_flatten(base_model.parameters())), dict(tree_flatten(model.parameters()))
+    blend(base_w, tuned_w, 1.0)  # the name and shape check, before any long work
+
+    def set_blend(alpha: float) -> None:
+        model.update(tree_unflatten(list(blend(base_w, tuned_w, alpha).items())))
+    return set_blend
+
+
+def prose_sweep(model, tokenizer, set_alpha, alphas, say=print) -> dict[float, float]:
+    """Held-out prose perplexity at each alpha; leaves the model at the last one."""
+    from nanoagent.heldout import prose_perplexity
+
+    out = {}
+    for a in alphas:
+        set_alpha(a)
+        out[a] = prose_perplexity(model, tokenizer)
+        say(f"  alpha {a:.2f}: prose perplexity {out[a]:.1f}", flush=True)
+    return out
+
+
+def fit_prose_bound(model, tokenizer, base: str | Path, base_ppl: float, ratio: float = PROSE_BOUND,
+                    alphas=AUTO_ALPHAS, say=print) -> dict:
+    """train.dft's last step: when the tuned model's prose perplexity is over `ratio` x the base's, blend it toward
+    the base by the largest of `alphas` that brings it within; the model is left at that blend (or unchanged when
+    none does, which the result says). Returns the fields for the run's summary."""
+    from nanoagent.heldout import prose_perplexity
+
+    tuned_ppl = prose_perplexity(model, tokenizer)
+    info = {"prose_ppl_tuned": tuned_ppl, "prose_bound": ratio * base_ppl, "blend_alpha": 1.0}
+    if tuned_ppl <= ratio * base_ppl:
+        say(f"prose perplexity {tuned_ppl:.1f} is within {ratio} x the base's {base_ppl:.1f}: no blend")
+        return info
+    say(f"prose perplexity {tuned_ppl:.1f} is over {ratio} x the base's {base_ppl:.1f} = {ratio * base_ppl:.1f}: "
+        f"blending the weights toward the base (train/interpolate.py) ...", flush=True)
+    set_alpha = blender(model, base)
+    sweep = {}
+    for a in sorted(alphas, reverse=True):
+        sweep[a] = prose_sweep(model, tokenizer, set_alpha, [a], say)[a]
+        if sweep[a] <= ratio * base_ppl:
+            say(f"  kept alpha {a:.2f}: {1 - a:.0%} of the way back to the base weights")
+            return {**info, "blend_alpha": a, "blend_sweep": sweep}
+    set_alpha(1.0)
+    say(f"  no alpha down to {min(alphas)} is within the bound: the tuned weights are kept unblended")
+    return {**info, "blend_sweep": sweep}
+
+
+def run(cfg: InterpolateConfig, say=print) -> dict:
     from nanoagent import models
     from nanoagent.heldout import prose_perplexity
     from train.tuning import NOT_COPIED
@@ -98,28 +165,19 @@ def run(cfg: InterpolateConfig, say=print) -> dict:
             raise ConfigError(f"alpha: expected a number in [0, 1] or 'auto', got {cfg.alpha!r}") from None
         if not 0.0 <= alpha <= 1.0:
             raise ConfigError(f"alpha: expected a number in [0, 1] or 'auto', got {cfg.alpha!r}")
-    if auto and not cfg.out and not cfg.sweep:
-        raise ConfigError("nothing to do: give --out, --sweep, or both")
+    alphas = parse_alphas(cfg.sweep) if auto or not cfg.out else []
     tuned_folder = models.resolve_model_path(cfg.model)
+    if cfg.out and Path(cfg.out).resolve() in (tuned_folder.resolve(), Path(cfg.model).resolve()):
+        raise ConfigError(f"--out {cfg.out} is the tuned model's own folder; write the blend somewhere else")
     say(f"base {cfg.base}, tuned {tuned_folder}")
-    base_model, tokenizer = models.load(cfg.base)
-    tuned_model, _ = models.load(tuned_folder)
-    base_w, tuned_w = dict(tree_flatten(base_model.parameters())), dict(tree_flatten(tuned_model.parameters()))
-    blend(base_w, tuned_w, 1.0)  # the shape and name check, before any long work
-
-    def prose_at(a: float) -> float:
-        tuned_model.update(tree_unflatten(list(blend(base_w, tuned_w, a).items())))
-        return prose_perplexity(tuned_model, tokenizer)
-
-    base_ppl = prose_perplexity(base_model, tokenizer)
-    del base_model
+    model, tokenizer = models.load(tuned_folder)
+    set_alpha = blender(model, cfg.base)
+    set_alpha(0.0)
+    base_ppl = prose_perplexity(model, tokenizer)
     result = {"base": cfg.base, "tuned": str(tuned_folder), "base_prose_ppl": base_ppl, "prose_ppl": {}}
     say(f"prose perplexity: base {base_ppl:.1f}, bound {cfg.max_prose_ratio} x {base_ppl:.1f} = "
         f"{cfg.max_prose_ratio * base_ppl:.1f}")
-    if auto or not cfg.out:
-        for a in parse_alphas(cfg.sweep):
-            result["prose_ppl"][a] = prose_at(a)
-            say(f"  alpha {a:.2f}: {result['prose_ppl'][a]:.1f}", flush=True)
+    result["prose_ppl"] = prose_sweep(model, tokenizer, set_alpha, alphas, say)
     if auto:
         alpha = largest_in_bound(result["prose_ppl"], base_ppl, cfg.max_prose_ratio)
         if alpha is None:
@@ -128,24 +186,19 @@ def run(cfg: InterpolateConfig, say=print) -> dict:
         say(f"alpha auto: {alpha:.2f}, the largest within the bound")
     if not cfg.out:
         return result
-    ppl = result["prose_ppl"].get(alpha)
-    if ppl is None:
-        ppl = prose_at(alpha)
-    else:
-        tuned_model.update(tree_unflatten(list(blend(base_w, tuned_w, alpha).items())))
+    ppl = result["prose_ppl"].get(alpha) or prose_sweep(model, tokenizer, set_alpha, [alpha], say)[alpha]
+    set_alpha(alpha)
     result.update(alpha=alpha, alpha_chosen_by="auto" if auto else "given", out_prose_ppl=ppl,
                   max_prose_ratio=cfg.max_prose_ratio)
-    out = Path(cfg.out)
-    if out.resolve() == tuned_folder.resolve():
-        raise ConfigError(f"--out {out} is the tuned model's own folder; write the blend somewhere else")
     from mlx_lm.utils import save_model
 
+    out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     for p in tuned_folder.iterdir():
         if p.is_file() and not p.name.endswith((".safetensors", ".safetensors.index.json")) \
                 and p.name not in NOT_COPIED | {FILE}:
             shutil.copy2(p, out / p.name)
-    save_model(out, tuned_model)
+    save_model(out, model)
     write_json(out / FILE, result)
     say(f"wrote {out}: alpha {alpha:.2f}, prose perplexity {ppl:.1f}. It has no call threshold; choose one with\n"
         f"  python -m eval.decision --model {out} --suites valid --n 150 --save-threshold")
