@@ -103,6 +103,8 @@ def test_bad_input(pair, tmp_path, capsys):
     assert "own folder" in capsys.readouterr().err
     assert interpolate.main(["--alpha", "0.5"]) == 2
     assert "--model is required" in capsys.readouterr().err
+    assert interpolate.main(["--model", str(tmp_path / "missing"), "--alpha", "0.5", "--out", str(tmp_path / "z")]) == 2
+    assert "missing" in capsys.readouterr().err and not (tmp_path / "z").exists()
 
 
 def lora_model(folder, rank=4):

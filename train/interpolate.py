@@ -28,6 +28,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent import config as layered
 from nanoagent.atomic import write_json
 from nanoagent.config import ConfigError
+from nanoagent.models import ModelLoadError
 
 FILE = "interpolation.json"
 PROSE_BOUND = 1.5        # issue 15: held-out prose perplexity within 1.5x the base model's
@@ -210,16 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         cfg = layered.load(InterpolateConfig, argv, layered.build_parser(
             InterpolateConfig, "Blend a fine-tuned model with its base (WiSE-FT).", prog="python -m train.interpolate"))
         run(cfg)
-    except (ConfigError, ValueError) as e:
+    except (ConfigError, ValueError, ModelLoadError) as e:  # ConfigError is a ValueError; blend's are too
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except Exception as e:
-        from nanoagent.models import ModelLoadError
-
-        if isinstance(e, ModelLoadError):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
     return 0
 
 
