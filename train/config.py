@@ -79,7 +79,10 @@ class DFTConfig(TrainingConfig):
     validity_max_tokens: int = 96
     # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
     # saved with the model (nanoagent/call_threshold.py; serve and the GGUF export use it); 0 disables
-    threshold_n: int = 150
+    # 400: on quality-cpu-wise 150 prompts (about 30 without a call) put it at 0.230, which declined almost nothing
+    # on BFCL; 400 (100 without) put it at 0.539: irrelevance 64.6 -> 77.5 for simple_python -0.3 (about 11 minutes
+    # of MLX forward passes on a 2-core CPU; train/results/quality-cpu-wise/README.md)
+    threshold_n: int = 400
     # the chosen threshold keeps at least this share of the sample's calls (nanoagent/call_threshold.py); 0: none
     threshold_min_calls_kept: float = MIN_CALLS_KEPT
     # after training, when the held-out prose perplexity is over this many times the base model's, blend the weights
