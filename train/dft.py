@@ -200,7 +200,7 @@ def run(cfg: DFTConfig) -> dict:
             f"{validity['before']['kinds']}; held-out prose perplexity {validity['before']['prose_ppl']:.1f}")
 
     base_prose = validity.get("before", {}).get("prose_ppl")
-    if cfg.prose_bound and base_prose is None:
+    if rank == 0 and cfg.prose_bound and base_prose is None:  # only rank 0 writes the final model
         base_prose = prose_perplexity(model, tokenizer)
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)

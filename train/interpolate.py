@@ -13,13 +13,12 @@ perplexity stays within `--max-prose-ratio` (1.5) of the base model's, the bound
 The output folder is a model folder like any run's `model/`: the tuned model's tokenizer and config, the blended
 weights, and `interpolation.json` (base, tuned, alpha, the prose perplexities). It carries no call threshold: one
 chosen for the tuned weights does not fit the blend, so choose it again with `python -m eval.decision --model OUT
---suites valid --n 150 --save-threshold`. Both models must have the same parameter names and shapes (a LoRA run
+--suites valid --n 400 --save-threshold`. Both models must have the same parameter names and shapes (a LoRA run
 written with `fuse: false` is not one: fuse it first). Exit code 2 on bad input.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,10 +49,8 @@ class InterpolateConfig:
                                                             "only the sweep's table"})
 
 
-def blend(base: dict, tuned: dict, alpha: float) -> dict:
-    """(1 - alpha) * base + alpha * tuned for every parameter; a ValueError naming the first mismatch."""
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+def check_match(base: dict, tuned: dict) -> None:
+    """A ValueError naming the first parameter whose name or shape differs between the two models."""
     missing, extra = sorted(set(tuned) - set(base)), sorted(set(base) - set(tuned))
     if missing or extra:
         name = (missing or extra)[0]
@@ -64,6 +61,13 @@ def blend(base: dict, tuned: dict, alpha: float) -> dict:
         if w.shape != base[name].shape:
             raise ValueError(f"the models' parameters differ: {name} is {tuple(w.shape)} in the tuned model and "
                              f"{tuple(base[name].shape)} in the base model")
+
+
+def blend(base: dict, tuned: dict, alpha: float) -> dict:
+    """(1 - alpha) * base + alpha * tuned for every parameter; a ValueError naming the first mismatch."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    check_match(base, tuned)
     return {name: ((1.0 - alpha) * base[name].astype(w.dtype) + alpha * w) for name, w in tuned.items()}
 
 
@@ -106,7 +110,7 @@ def blender(model, base: str | Path):
 
     base_model, _ = models.load(base)
     base_w, tuned_w = dict(tree_flatten(base_model.parameters())), dict(tree_flatten(model.parameters()))
-    blend(base_w, tuned_w, 1.0)  # the name and shape check, before any long work
+    check_match(base_w, tuned_w)  # before any long work
 
     def set_blend(alpha: float) -> None:
         model.update(tree_unflatten(list(blend(base_w, tuned_w, alpha).items())))
@@ -154,7 +158,7 @@ def fit_prose_bound(model, tokenizer, base: str | Path, base_ppl: float, ratio: 
 def run(cfg: InterpolateConfig, say=print) -> dict:
     from nanoagent import models
     from nanoagent.heldout import prose_perplexity
-    from train.tuning import NOT_COPIED
+    from train.tuning import copy_side_files
 
     if not cfg.model:
         raise ConfigError("--model is required: the fine-tuned run folder or model folder")
@@ -195,14 +199,11 @@ def run(cfg: InterpolateConfig, say=print) -> dict:
 
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    for p in tuned_folder.iterdir():
-        if p.is_file() and not p.name.endswith((".safetensors", ".safetensors.index.json")) \
-                and p.name not in NOT_COPIED | {FILE}:
-            shutil.copy2(p, out / p.name)
+    copy_side_files(tuned_folder, out)  # tokenizer and config; not the tuned model's call threshold
     save_model(out, model)
-    write_json(out / FILE, result)
+    write_json(out / FILE, result)  # over any copied from a tuned folder that was itself a blend
     say(f"wrote {out}: alpha {alpha:.2f}, prose perplexity {ppl:.1f}. It has no call threshold; choose one with\n"
-        f"  python -m eval.decision --model {out} --suites valid --n 150 --save-threshold")
+        f"  python -m eval.decision --model {out} --suites valid --n 400 --save-threshold")
     return result
 
 
