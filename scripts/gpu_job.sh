@@ -6,7 +6,9 @@
 #
 # TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 3`, `--seed 1`). Arms may run side by side on
 # one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
-# unpacking runs once under a lock. Run from the checkout's root. Writes runs/NAME (resumable: run it again after an
+# unpacking runs once under a lock. Give each arm a share of the GPU's memory with GPU_JOB_MEMORY_GB=N (MLX's memory
+# limit N GB and a 2 GB buffer cache per process): without it each process caches as if it had the GPU alone, and four
+# arms on an H200 ran out of memory (train/results/lr-gpu/README.md). Run from the checkout's root. Writes runs/NAME (resumable: run it again after an
 # interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs, threshold, eval JSON) and
 # /tmp/NAME-q8_0.gguf with its md5 and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for copiers with a size limit.
 # Measured on an H200 (train/results/quality-gpu-300-obj/README.md): setup 5 s, 300 steps 442 s with the checks,
@@ -33,6 +35,10 @@ if [ ! -f "$site/.done" ]; then
   touch "$site/.done"
 fi
 flock -u 9
+if [ -n "${GPU_JOB_MEMORY_GB:-}" ]; then  # read by every Python process of this job at start-up
+  printf 'import mlx.core as mx\nmx.set_memory_limit(%d << 30)\nmx.set_cache_limit(2 << 30)\n' "$GPU_JOB_MEMORY_GB" \
+    > "$site/sitecustomize.py"
+fi
 export PYTHONPATH="$site:$PWD" PYTHONUNBUFFERED=1 NANOAGENT_OPENBLAS=off NANOAGENT_CACHE=/tmp/nacache HF_HUB_OFFLINE=1
 python3 -c "import mlx.core as mx; assert mx.cuda.is_available(), 'MLX sees no CUDA device'; print('gpu_job: mlx', mx.__version__, 'on', mx.default_device())" || exit 1
 echo "gpu_job: setup took $(( $(date +%s) - t0 )) s"
