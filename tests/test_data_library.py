@@ -20,7 +20,7 @@ from data_recipes.recipe import DecontamConfig
 from data_recipes.synthetic import DEFAULT_KINDS, example
 from data_recipes.synthetic.catalogue import catalogue
 from data_recipes.synthetic.kinds import sample_args
-from data_recipes.synthetic.library import F, SpecError, computed, functions, parse_params, with_setting
+from data_recipes.synthetic.library import F, SpecError, computed, functions, parse_params
 from data_recipes.synthetic.reserved import free_name, reserved
 
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -94,33 +94,6 @@ def test_computed_results_are_exact_values_for_sampled_arguments():
                     assert math.isfinite(v), (t.name, args, v)
     tri = next(t for t in tools if t.base == "calculate_rectangle_area" and t.style == "camel")
     assert computed(tri, {"length": 3.0, "width": 4.0}) == 12.0  # camelCase names map back to the formula's
-
-
-def test_most_functions_offer_an_optional_setting_and_a_rounding_one_rounds_the_result():
-    """BFCL's simple_python calls a function with an optional parameter 68% of the time; with_setting gives one to
-    most library functions that had none, and the result a tool sends back follows a rounding setting."""
-    fns = functions()
-    assert sum("?" in fn.params for fn in fns) / len(fns) >= 0.7
-    own = F("geometry_2d", "calculate_rectangle_area", "find the area of a rectangle", "Area.",
-            "length:n:1:9; width:n:1:9; ?unit:e:m|cm=m", lambda a: a["length"] * a["width"])
-    assert with_setting(own) is own  # an optional parameter of its own: no setting added
-    tools = [t for t in catalogue() if t.verb == "fn" and t.compute is not None]
-    rounding = [t for t in tools if {"precision", "round_to", "decimal_places"} & {dict(t.arg_names).get(p.name)
-                                                                                  for p in t.optional()}]
-    assert len({t.base for t in rounding}) >= 50
-    checked = 0
-    for t in rounding:
-        setting = next(p.name for p in t.optional() if dict(t.arg_names)[p.name] in ("precision", "round_to",
-                                                                                    "decimal_places"))
-        args = {p.name: 1.23456 if p.schema["type"] == "number" else 3 for p in t.required()}
-        try:
-            plain = computed(t, args)
-        except (ArithmeticError, ValueError, KeyError, TypeError):
-            continue
-        if isinstance(plain, float):
-            assert computed(t, {**args, setting: 2}) == round(plain, 2), t.name
-            checked += 1
-    assert checked >= 30
 
 
 def test_table_errors_name_the_function_and_the_token():

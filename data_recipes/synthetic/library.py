@@ -26,11 +26,9 @@ Left out: formulas whose inputs a user can't state in one sentence; results for 
 
 from __future__ import annotations
 
-import random
 import re
-import zlib
-from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from data_recipes.synthetic import fn_pools as P
@@ -237,58 +235,6 @@ def styled_name(fn: Fn, style: str) -> str:
     return bare if bare != fn.name else f"{module}_{bare}"  # bare: the name without its verb
 
 
-# Optional settings given to a base function that has no optional parameter of its own, chosen by a stable hash of
-# its name: real tool lists give formulas such knobs (BFCL's simple_python: 68% of the called functions have an
-# optional parameter, round_to, precision, show_steps, details among them), and a model that has rarely seen one
-# leaves out the optional arguments a request states (quality-cpu-wise: 43 of 400 simple_python items). Each spec is
-# in the parameter grammar above; a rounding setting rounds the computed result.
-SETTINGS = (
-    ("?precision:i:2:4=2@rounded to {} decimal places", True),
-    ("?round_to:i:2:4=2@to {} decimal places", True),
-    ("?decimal_places:i:2:4=2@with {} decimal places", True),
-    ("?show_steps:b=false@with the steps shown", False),
-    ("?show_work:b=false@with the working shown", False),
-)
-SETTING_SHARE = 70  # percent of the functions without an optional parameter that get a setting
-
-
-def with_setting(fn: Fn) -> Fn:
-    """`fn` with one optional setting from SETTINGS added, for SETTING_SHARE% of the functions that have no
-    optional parameter (the same ones every build); any other function unchanged."""
-    tokens = [t.strip() for t in fn.params.split(";") if t.strip()]
-    h = zlib.crc32(fn.name.encode())
-    if any(t.startswith("?") for t in tokens) or h % 100 >= SETTING_SHARE:
-        return fn
-    options = SETTINGS if _float_result(fn) else [s for s in SETTINGS if not s[1]]
-    spec, rounds = options[(h // 100) % len(options)]
-    name = spec[1:].split(":", 1)[0]
-    if any(t.split(":", 1)[0] == name for t in tokens):
-        return fn
-    compute = fn.compute
-    if rounds and compute is not None:
-        compute = partial(_rounded, compute, name)
-    return replace(fn, params=f"{fn.params}; {spec}", compute=compute)
-
-
-def _float_result(fn: Fn) -> bool:
-    """Whether `fn` computes a float (a rounding setting fits it) for one seeded draw of its required arguments."""
-    if fn.compute is None:
-        return False
-    params, names = parse_params(fn, "snake")
-    rng = random.Random(0)
-    try:
-        return isinstance(fn.compute({p.name: p.sample(rng).value for p, required in params if required}), float)
-    except (ArithmeticError, ValueError, KeyError, TypeError):  # a draw outside the formula's domain
-        return False
-
-
-def _rounded(compute: Callable[[dict], object], name: str, args: dict):
-    """compute(args), a float result rounded to args[name] decimal places when the call gives them."""
-    value = compute(args)
-    places = args.get(name)
-    return round(value, places) if places is not None and isinstance(value, float) else value
-
-
 @lru_cache(maxsize=1)
 def functions() -> tuple[Fn, ...]:
     from data_recipes.synthetic.fn_applied import FUNCTIONS as APPLIED
@@ -300,7 +246,7 @@ def functions() -> tuple[Fn, ...]:
         if fn.name in seen:
             raise SpecError(f"function {fn.name!r} is defined twice ({seen[fn.name].domain} and {fn.domain})")
         seen[fn.name] = fn
-    return tuple(with_setting(fn) for fn in seen.values())
+    return tuple(seen.values())
 
 
 @lru_cache(maxsize=1)
