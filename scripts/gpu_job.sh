@@ -8,9 +8,10 @@
 # one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
 # unpacking runs once under a lock. Give each arm a share of the GPU's memory with GPU_JOB_MEMORY_GB=N (MLX's memory
 # limit N GB and a 2 GB buffer cache per process): without it each process caches as if it had the GPU alone, and four
-# arms on an H200 ran out of memory (train/results/lr-gpu/README.md). Run from the checkout's root. Writes runs/NAME (resumable: run it again after an
-# interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs, threshold, eval JSON) and
-# /tmp/NAME-q8_0.gguf with its md5 and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for copiers with a size limit.
+# arms on an H200 ran out of memory (train/results/lr-gpu/README.md). Run from the checkout's root. Writes runs/NAME
+# (resumable: run it again after an interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs,
+# threshold, eval JSON) and /tmp/NAME-q8_0.gguf with its md5 and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for
+# copiers with a size limit.
 # Measured on an H200 (train/results/quality-gpu-300-obj/README.md): setup 5 s, 300 steps 442 s with the checks,
 # six suites 120 s, 562 s in all. A device call carries 64 MiB with the checkout: scripts/gpu_bundle.sh's pieces.
 set -uo pipefail
@@ -36,8 +37,11 @@ if [ ! -f "$site/.done" ]; then
 fi
 flock -u 9
 if [ -n "${GPU_JOB_MEMORY_GB:-}" ]; then  # read by every Python process of this job at start-up
+  [[ "$GPU_JOB_MEMORY_GB" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_job: GPU_JOB_MEMORY_GB must be whole GB"; exit 2; }
   printf 'import mlx.core as mx\nmx.set_memory_limit(%d << 30)\nmx.set_cache_limit(2 << 30)\n' "$GPU_JOB_MEMORY_GB" \
     > "$site/sitecustomize.py"
+else
+  rm -f "$site/sitecustomize.py"  # a limit left by an earlier job on this machine
 fi
 export PYTHONPATH="$site:$PWD" PYTHONUNBUFFERED=1 NANOAGENT_OPENBLAS=off NANOAGENT_CACHE=/tmp/nacache HF_HUB_OFFLINE=1
 python3 -c "import mlx.core as mx; assert mx.cuda.is_available(), 'MLX sees no CUDA device'; print('gpu_job: mlx', mx.__version__, 'on', mx.default_device())" || exit 1
