@@ -6,13 +6,16 @@
         --out grpo_rollouts_q8_0
     .venv/bin/python -m bench.grpo_rollouts --group-size 8 --max-tokens 128 --generation-only --repeats 5 \
         --out grpo_rollouts_repeats                              # medians of 5 alternating rounds
+    .venv/bin/python -m bench.grpo_rollouts --group-size 8 --max-tokens 128 --generation-only --repeats 5 \
+        --lora-sync both --out grpo_rollouts_sync_modes          # in-place and adapter sync, same rounds
 
 Part 1 runs the same group of G rollouts (one agent turn each, temperature 1, same seed) three times through
 `run_agents`: with the MLX backend's `complete_batch` (one batch), with a wrapper that only offers `complete` (one
 conversation after another), and through the llama.cpp rollout engine (`rollout_engine: llamacpp`,
 train/grpo_engine.py: the policy synced, timed, then the group in one multi-sequence batch), with the gap between
 its log-probs and MLX's on the same ids. The engine holds the policy a run's does: with `fine_tune: lora` (the
-default) a LoRA model with B moved off zero, whose sync writes only the adapter; the MLX batch runs the plain model,
+default) a LoRA model with B moved off zero, synced as a run's default does (its LoRA layers' fused weights written
+over the loaded GGUF; `--lora-sync adapter`: a llama.cpp adapter); the MLX batch runs the plain model,
 which generates faster than one with LoRA layers, so the ratio errs in MLX's favour. Tokens/s counts generated
 tokens over the generation wall time.
 `--repeats N` times the MLX batch and the llama.cpp group N times each, alternating, and compares their medians:
@@ -86,36 +89,56 @@ def run_policy(args, cfg):
     return model
 
 
-def llamacpp_engine(model, tok, task, cfg, args, between=None) -> dict:
-    """The same group through the llama.cpp rollout engine (train/grpo_engine.py) on `model` (run_policy: with
-    LoRA, the base written once and each sync an adapter): one sync timed (a run pays it every step), then the group
-    in one multi-sequence batch; and how far its log-probs are from MLX's on the same ids. With `--repeats N` the
-    group is timed N times, `between()` (the MLX batch's next timing) running before each repeat, so both engines
-    see the machine's same moments."""
+def llamacpp_engines(model, tok, task, cfg, args, between=None) -> dict:
+    """The same group through the llama.cpp rollout engine (train/grpo_engine.py) on `model` (run_policy), once per
+    LoRA sync mode asked for (`--lora-sync`; `both`: in_place and adapter, two engines over copies of the same
+    policy): one sync timed (a run pays it every step), then the group in one multi-sequence batch; and how far its
+    log-probs are from MLX's on the same ids. With `--repeats N` each engine's group is timed N times, round by
+    round, `between()` (the MLX batch's next timing) running before each round after the first, so every engine
+    and MLX see the machine's same moments. Returns {mode: part}."""
     import json
-
-    import mlx.core as mx
-    import numpy as np
 
     from nanoagent.models import resolve_model_path
     from train.grpo_engine import LlamaCppRollouts
 
     config = json.loads((resolve_model_path(args.model) / "config.json").read_text())
+    modes = ["in_place", "adapter"] if args.lora_sync == "both" else [args.lora_sync]
+    parts, trajs, rounds, engines = {}, {}, {m: [] for m in modes}, {}
     with tempfile.TemporaryDirectory() as d:
-        engine = LlamaCppRollouts(model, tok, config, d, args.engine_type)
         try:
-            sync_s = engine.sync(model)  # the second one: file cache and allocator warm, as in a run's later steps
-            mode = engine.mode
-            timed_group(engine.backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1,
-                                                                 "max_tokens_per_turn": 4}), 0)
-            part, trajs = timed_group(engine.backend, task, cfg, seed=1)
-            rounds = [part["tokens_per_s"]]
-            for _ in range(args.repeats - 1):
-                between()
-                rounds.append(timed_group(engine.backend, task, cfg, seed=1)[0]["tokens_per_s"])
-            with_rounds(part, rounds)
+            for m in modes:
+                engines[m] = LlamaCppRollouts(model, tok, config, f"{d}/{m}", args.engine_type, lora_sync=m)
+                sync_s = engines[m].sync(model)  # the second one: caches warm, as in a run's later steps
+                timed_group(engines[m].backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1,
+                                                                         "max_tokens_per_turn": 4}), 0)
+                parts[m] = {"sync_mode": engines[m].mode, "sync_s": round(sync_s, 3)}
+            for r in range(args.repeats):
+                if r:
+                    between()
+                for m in modes:
+                    part, trajs[m] = timed_group(engines[m].backend, task, cfg, seed=1)
+                    rounds[m].append(part["tokens_per_s"])
+                    parts[m] = {**part, **parts[m]} if r == 0 else parts[m]
         finally:
-            engine.close()
+            for e in engines.values():
+                e.close()
+    for m in modes:
+        part = parts[m]
+        with_rounds(part, rounds[m])
+        gap = logprob_gaps(model, trajs[m])
+        part.update(gguf_type=args.engine_type,
+                    tokens_per_s_with_one_sync=part["tokens"] / (part["tokens"] / part["tokens_per_s"] + part["sync_s"]),
+                    logprob_gap_to_mlx_mean=float(gap.mean()) if gap.size else None,
+                    logprob_gap_to_mlx_max=float(gap.max()) if gap.size else None)
+        print(f"llama.cpp engine ({m} sync)", part, flush=True)
+    return parts
+
+
+def logprob_gaps(model, trajs):
+    """|llama.cpp's log-prob - MLX's| of every sampled token, MLX recomputing on the same ids."""
+    import mlx.core as mx
+    import numpy as np
+
     gaps = []
     for tr in trajs:
         for st in tr.steps:
@@ -126,13 +149,7 @@ def llamacpp_engine(model, tok, task, cfg, args, between=None) -> dict:
                 n = len(st.prompt_ids)
                 ours = np.array([lp[n - 1 + i, t].item() for i, t in enumerate(st.completion_ids)])
                 gaps.append(np.abs(ours - np.array(st.logprobs)))
-    gap = np.concatenate(gaps) if gaps else np.zeros(0)
-    part.update(gguf_type=args.engine_type, sync_mode=mode, sync_s=round(sync_s, 3),
-                tokens_per_s_with_one_sync=part["tokens"] / (part["tokens"] / part["tokens_per_s"] + sync_s),
-                logprob_gap_to_mlx_mean=float(gap.mean()) if gap.size else None,
-                logprob_gap_to_mlx_max=float(gap.max()) if gap.size else None)
-    print("llama.cpp engine", part, flush=True)
-    return part
+    return np.concatenate(gaps) if gaps else np.zeros(0)
 
 
 def with_rounds(part: dict, rounds: list[float]) -> None:
@@ -148,7 +165,7 @@ def common(args, cfg, load_start) -> dict:
             "config": {"model": args.model, "task": args.task, "group_size": cfg.group_size, "max_turns": 1,
                        "max_tokens_per_turn": args.max_tokens, "temperature": cfg.temperature, "steps": args.steps,
                        "inner_steps": cfg.inner_steps, "fine_tune": cfg.fine_tune, "lora_rank": cfg.lora_rank,
-                       "engine_gguf_type": args.engine_type,
+                       "engine_gguf_type": args.engine_type, "engine_lora_sync": args.lora_sync,
                        "repeats": args.repeats}}
 
 
@@ -160,13 +177,21 @@ def per_round(batched: dict, engine_part: dict) -> dict:
             "llamacpp_over_mlx_batched_median_round": float(statistics.median(ratios)) if ratios else None}
 
 
-def engine_ratios(batched: dict, sequential: dict, engine_part: dict) -> dict:
-    return {"batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
-            "llamacpp_engine": engine_part,
-            "llamacpp_over_mlx_batched_tokens_per_s": engine_part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
-            **per_round(batched, engine_part),
-            "llamacpp_over_mlx_batched_with_sync": engine_part["tokens_per_s_with_one_sync"] /
-            max(batched["tokens_per_s"], 1e-9)}
+def engine_ratios(batched: dict, sequential: dict, engine_parts: dict) -> dict:
+    """The first sync mode's engine and ratios at the top level (the file's long-standing keys); with `--lora-sync
+    both`, the other mode's under `other_sync_modes`."""
+    def ratios(part):
+        return {"llamacpp_over_mlx_batched_tokens_per_s": part["tokens_per_s"] / max(batched["tokens_per_s"], 1e-9),
+                **per_round(batched, part),
+                "llamacpp_over_mlx_batched_with_sync": part["tokens_per_s_with_one_sync"] /
+                max(batched["tokens_per_s"], 1e-9)}
+
+    (first, part), *others = engine_parts.items()
+    out = {"batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
+           "llamacpp_engine": part, **ratios(part)}
+    if others:
+        out["other_sync_modes"] = {m: {"llamacpp_engine": p, **ratios(p)} for m, p in others}
+    return out
 
 
 def main(argv=None):
@@ -177,6 +202,9 @@ def main(argv=None):
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--engine-type", default="f16", help="the llama.cpp engine's GGUF type (f16, f32, q8_0)")
+    ap.add_argument("--lora-sync", default="in_place", choices=("in_place", "adapter", "both"),
+                    help="how the engine syncs the LoRA policy (train/grpo_engine.py); both: one engine each, timed "
+                         "round by round beside the same MLX rounds")
     ap.add_argument("--out", default="grpo_rollouts", help="result name under bench/results/")
     ap.add_argument("--generation-only", action="store_true", help="part 1 only (no GRPO steps, no forced update)")
     ap.add_argument("--repeats", type=int, default=1,
@@ -207,13 +235,13 @@ def main(argv=None):
     if args.repeats < 1:
         raise SystemExit(f"--repeats must be at least 1, got {args.repeats}")
     mlx_rounds = [batched["tokens_per_s"]]
-    engine_part = llamacpp_engine(
+    engine_parts = llamacpp_engines(
         run_policy(args, cfg), tok, task, cfg, args,
         between=lambda: mlx_rounds.append(timed_group(backend, task, cfg, seed=1)[0]["tokens_per_s"]))
     with_rounds(batched, mlx_rounds)
     if args.generation_only:
         write_result(args.out, {**common(args, cfg, load_start), "batched": batched, "sequential": sequential,
-                                **engine_ratios(batched, sequential, engine_part)})
+                                **engine_ratios(batched, sequential, engine_parts)})
         return
 
     prepare(model, cfg)
@@ -243,7 +271,7 @@ def main(argv=None):
     r_s, u_s = sum(x["rollout_s"] for x in steps), sum(x["update_s"] for x in steps)
     write_result(args.out, {
         **common(args, cfg, load_start), "batched": batched, "sequential": sequential,
-        **engine_ratios(batched, sequential, engine_part),
+        **engine_ratios(batched, sequential, engine_parts),
         "grpo_steps": steps, "rollout_share_of_step_time": r_s / max(r_s + u_s, 1e-9),
         "forced_signal_update": forced,
         "rollout_share_with_forced_update": r_s / max(r_s + forced["update_s"] * args.steps, 1e-9)})

@@ -1,6 +1,6 @@
 """GRPO's llama.cpp rollout engine on a tiny random llama: the multi-sequence batch matches one-at-a-time
 generation, a synced policy's next-token log-probs match MLX's, LoRA is fused into what is synced, a LoRA policy
-syncs as a llama.cpp adapter over base weights written once, MLX recomputes the ratio's log-probs, and a run with
+syncs in place or as an adapter over weights loaded once, MLX recomputes the ratio's log-probs, and a run with
 `--rollout-engine llamacpp` trains and logs the sync.
 
 The bounds: F32 weights in llama.cpp against MLX's float32 agree to 2e-3 in log-prob (different kernels and
@@ -146,9 +146,12 @@ def test_the_adapter_pairs_make_the_fused_update(tiny):
         assert np.abs(b @ a).max() > 1e-3
 
 
-def test_a_lora_policy_syncs_as_an_adapter_over_base_weights_written_once(tiny, tmp_path):
-    """Adapter mode: after each sync both of llama.cpp's contexts (one stream, the batch) give MLX's log-probs
-    within 2e-3, the base GGUF is not written again, and a DoRA layer is refused (synced as whole weights)."""
+@pytest.mark.parametrize("lora_sync", ["in_place", "adapter"])
+def test_a_lora_policy_syncs_over_weights_loaded_once(tiny, tmp_path, lora_sync):
+    """Both LoRA syncs: after each one both of llama.cpp's contexts (one stream, the batch) give MLX's log-probs
+    within 2e-3, and the GGUF is never replaced or reloaded (same inode, same llama.cpp model). In place, the file
+    is rewritten where it lies and no adapter is written; as an adapter, the file is not touched. A DoRA layer is
+    refused as an adapter (synced as whole weights)."""
     from mlx_lm.tuner.utils import linear_to_lora_layers
 
     from nanoagent.gguf_vocab import ExportError
@@ -158,10 +161,11 @@ def test_a_lora_policy_syncs_as_an_adapter_over_base_weights_written_once(tiny, 
     linear_to_lora_layers(model, 2, {"rank": 4, "scale": 20.0, "dropout": 0.0})
     random_lora_update(model, 1)
     engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path, qtype="f32",
-                              threads=2, n_ctx=2048)
+                              threads=2, n_ctx=2048, lora_sync=lora_sync)
     try:
-        assert engine.mode == "adapter" and engine.adapter_path.is_file()
-        base_stat = engine.path.stat()
+        assert engine.mode == lora_sync and engine.fallback is None
+        assert engine.adapter_path.is_file() == (lora_sync == "adapter")
+        base_stat, loaded = engine.path.stat(), engine.backend.llm
         first = None
         for seed in (1, 2):
             if seed == 2:
@@ -175,13 +179,59 @@ def test_a_lora_policy_syncs_as_an_adapter_over_base_weights_written_once(tiny, 
                 np.testing.assert_allclose(c.logprobs, mlx_logprobs(model, c.prompt_ids, c.completion_ids), atol=2e-3)
             first = first or single
         after = engine.path.stat()
-        assert (after.st_ino, after.st_mtime_ns) == (base_stat.st_ino, base_stat.st_mtime_ns)
+        assert after.st_ino == base_stat.st_ino and engine.backend.llm is loaded
+        assert (after.st_mtime_ns == base_stat.st_mtime_ns) == (lora_sync == "adapter")
     finally:
         engine.close()
     dora, _ = mlx_load(str(folder))
     linear_to_lora_layers(dora, 1, {"rank": 2, "scale": 10.0, "dropout": 0.0}, use_dora=True)
     with pytest.raises(ExportError, match="DoRA"):
         lora_adapters(dora)
+
+
+def test_in_place_falls_back_to_an_adapter_where_llamacpp_copies_its_weights(tiny, tmp_path, monkeypatch):
+    from mlx_lm.tuner.utils import linear_to_lora_layers
+
+    from nanoagent.agent.backends.llamacpp import LlamaCppBackend
+
+    folder, _, tok = tiny
+    model, _ = mlx_load(str(folder))
+    linear_to_lora_layers(model, 2, {"rank": 4, "scale": 20.0, "dropout": 0.0})
+    random_lora_update(model, 3)
+    monkeypatch.setattr(LlamaCppBackend, "weights_follow_file", lambda self, ids: False)
+    engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path, qtype="f32",
+                              threads=2, n_ctx=2048)
+    try:
+        assert engine.mode == "adapter" and "adapter" in engine.fallback
+        c = engine.backend.complete(CHAT, TOOLS, max_tokens=6, temperature=1.0, seed=0)
+        np.testing.assert_allclose(c.logprobs, mlx_logprobs(model, c.prompt_ids, c.completion_ids), atol=2e-3)
+    finally:
+        engine.close()
+
+
+def test_overwriting_tensors_in_place_reaches_llamacpp_and_refuses_bad_input(tiny, tmp_path):
+    from nanoagent.agent.backends.common import BackendError
+    from nanoagent.agent.backends.llamacpp import LlamaCppBackend
+    from nanoagent.gguf_writer import write_gguf
+
+    folder, model, tok = tiny
+    config = json.loads((folder / "config.json").read_text())
+    probe = list(range(3, 12))
+    for qtype in ("f16", "q8_0"):
+        path = tmp_path / f"tiny-{qtype}.gguf"
+        write_gguf(model_weights(model), config, tok, path, qtype, progress=False)
+        backend = LlamaCppBackend(path, tokenizer=tok, n_ctx=256, n_threads=2)
+        try:
+            assert backend.weights_follow_file(probe)  # scaled then restored: llama.cpp saw both
+            with pytest.raises(BackendError, match="no tensor 'nope'"):
+                backend.overwrite_tensors({"nope": np.zeros(3)})
+            with pytest.raises(BackendError, match="bytes given"):
+                backend.overwrite_tensors({"output_norm.weight": np.zeros(3)})
+            if qtype == "q8_0":
+                with pytest.raises(BackendError, match="only F16 and F32"):
+                    backend.overwrite_tensors({"blk.0.attn_q.weight": np.zeros((64, 64))})
+        finally:
+            backend.close()
 
 
 def test_relogprob_puts_mlx_numbers_in_and_reports_the_gap(tiny):

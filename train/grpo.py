@@ -367,11 +367,15 @@ def run(cfg: GRPOConfig) -> dict:
         print(f"rollouts by {engine_name} ({why}; --rollout-engine chooses)", flush=True)
     if engine_name == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
         engine = LlamaCppRollouts(model, tokenizer, model_config, run_dir / "engine", cfg.engine_gguf_type,
-                                  top_p=cfg.top_p)
-        again = "the LoRA adapter alone" if engine.mode == "adapter" else "the whole model"
-        print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; {again} "
-              "again before every step)", flush=True)
+                                  top_p=cfg.top_p, lora_sync=cfg.engine_lora_sync)
+        if engine.fallback:
+            print(f"rollout engine: {engine.fallback}", flush=True)
+        each = {"in_place": "the LoRA layers' fused weights written over it", "adapter": "the LoRA adapter",
+                "weights": "the whole model written and loaded"}[engine.mode]
+        print(f"rollout engine: llama.cpp on {engine.path} ({engine.sync_seconds:.1f} s to write and load; before "
+              f"every step, {each})", flush=True)
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder), "rollouts_by": engine_name,
+                 **({"rollout_sync": engine.mode} if engine is not None else {}),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     save_config(cfg, run_dir)
     metrics = MetricsLog(run_dir / "metrics.jsonl")

@@ -28,7 +28,7 @@ from train.config import ConfigError
 from train.run_config import FINE_TUNES, TrainingConfig, check_training
 
 CHOICES = {"loss": ("grpo", "dr_grpo"), "fine_tune": FINE_TUNES, "rollout_engine": ("auto", "mlx", "llamacpp"),
-           "engine_gguf_type": ("f16", "f32", "q8_0")}
+           "engine_gguf_type": ("f16", "f32", "q8_0"), "engine_lora_sync": ("in_place", "adapter")}
 FAMILIES = ("toolcall", "coding")  # task families a step's groups are drawn from (task_mix)
 
 
@@ -73,11 +73,12 @@ class GRPOConfig(TrainingConfig):
     command_timeout: float = 10.0
     toolcall_max_tokens: int = 256    # one tool-call reply (parallel calls need room: about 50-70 tokens per call)
     # who generates: mlx (the trained model itself; the path on Metal) or llamacpp (the policy synced into llama.cpp
-    # before every step, a LoRA policy as an adapter; a group in one multi-sequence batch; MLX recomputes the
-    # log-probs on the sampled ids; train/grpo_engine.py). auto: llamacpp where MLX runs on the CPU and
-    # llama-cpp-python is installed, else mlx. bench/grpo_rollouts.py measures both.
+    # before every step; a group in one multi-sequence batch; MLX recomputes the log-probs on the sampled ids;
+    # train/grpo_engine.py). auto: llamacpp where MLX runs on the CPU and llama-cpp-python is installed, else mlx.
+    # bench/grpo_rollouts.py measures both.
     rollout_engine: str = "auto"
     engine_gguf_type: str = "f16"     # the synced policy's weights in llama.cpp
+    engine_lora_sync: str = "in_place"  # a LoRA policy's sync: fused weights over the loaded file, or an adapter
     # coding rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one is logged
     rewards: dict = field(default_factory=lambda: {"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1,
                                                    "patch_similarity": 0.0})
@@ -153,7 +154,8 @@ def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:
 # What may change when a run resumes: how long it runs and how it reports, not what or how it trains.
 RESUME_SAFE = {"native_ops", "steps", "save_every", "keep_checkpoints", "eval_n", "val_every", "keep_best", "progress",
                "plot",
-               "save_trajectories", "resume", "force_config", "run_dir", "fuse", "rollout_engine", "engine_gguf_type"}
+               "save_trajectories", "resume", "force_config", "run_dir", "fuse", "rollout_engine", "engine_gguf_type",
+               "engine_lora_sync"}
 
 
 # What a run saved before a setting existed did: runs older than the task families trained on coding tasks only.

@@ -3,10 +3,15 @@
 MLX trains; llama.cpp generates, the way vLLM serves the policy in RL recipes for larger models. Before each
 step's rollouts `sync` puts the current policy into the llama.cpp backend, whose `complete_batch` generates a
 group in one multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py):
-- a LoRA policy: its base weights are written once as a GGUF (F16 by default) and loaded; each sync writes only
-  the LoRA update as a llama.cpp adapter (float32, `nanoagent.gguf_writer.write_lora_gguf`, a few MB) and applies
-  it over them (`set_lora`), with no reload;
-- any other policy (full fine-tuning, DoRA): the whole model is written (LoRA fused) and reloaded each sync.
+- a LoRA policy, `lora_sync="in_place"` (the default): the GGUF (F16 by default) is written and loaded once; each
+  sync writes the LoRA layers' fused weights over their stored bytes in that same file (`overwrite_tensors`).
+  llama.cpp maps the file shared, so it decodes with them at once: no reload, and no adapter matmuls in every
+  decode (bench/grpo_rollouts.py measures both). Where llama.cpp does not read its weights from the mapping
+  (`weights_follow_file` is checked at start) the engine says so and syncs as an adapter instead;
+- a LoRA policy, `lora_sync="adapter"`: base weights written once; each sync writes only the LoRA update as a
+  llama.cpp adapter (float32, `nanoagent.gguf_writer.write_lora_gguf`, a few MB) and applies it (`set_lora`);
+- any other policy (full fine-tuning, DoRA) or a Q8_0 copy: the whole model is written (LoRA fused) and reloaded
+  each sync (a Q8_0 copy keeps the adapter for LoRA: its bytes can't be overwritten as floats).
 The sampled ids are exact; the log-probs the ratio needs are then recomputed by MLX on those ids (`relogprob`),
 and how far llama.cpp's own log-probs were from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights
 and llama.cpp's kernels are not MLX's float32.
@@ -16,7 +21,7 @@ and llama.cpp's kernels are not MLX's float32.
     groups = ... engine.backend ...        # any rollout code that takes a backend
     gap = relogprob(model, batches)        # MLX log-probs into the batches; returns the gap statistics
 
-In adapter mode the base weights must not change between syncs (LoRA training freezes them).
+In the LoRA modes the base weights must not change between syncs (LoRA training freezes them).
 Left out: asynchronous rollouts while the update runs.
 """
 
@@ -26,6 +31,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+
+LORA_SYNCS = ("in_place", "adapter")
 
 
 def engine_for(name: str, model_config: dict) -> tuple[str, str]:
@@ -53,14 +61,19 @@ class LlamaCppRollouts:
     """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (files replaced each sync)."""
 
     def __init__(self, model, tokenizer, config: dict, folder: str | Path, qtype: str = "f16",
-                 threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192):
+                 threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192, lora_sync: str = "in_place"):
         from nanoagent.gguf_writer import check_type, lora_layers
 
+        if lora_sync not in LORA_SYNCS:
+            raise ValueError(f"lora_sync must be one of {', '.join(LORA_SYNCS)}, got {lora_sync!r}")
         self.tokenizer, self.config, self.qtype = tokenizer, dict(config), check_type(qtype)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         layers = lora_layers(model).values()
-        self.mode = "adapter" if layers and not any(hasattr(m, "m") for m in layers) else "weights"
+        self.mode = "weights"
+        if layers and not any(hasattr(m, "m") for m in layers):
+            self.mode = "in_place" if lora_sync == "in_place" and self.qtype != "q8_0" else "adapter"
+        self.fallback = None  # why in_place became adapter, if it did
         self.path = self.folder / f"policy-{self.qtype}.gguf"
         self.adapter_path = self.folder / "policy-lora.gguf"
         self.backend = None
@@ -75,15 +88,24 @@ class LlamaCppRollouts:
         from nanoagent.gguf_writer import lora_adapters, model_weights, write_gguf, write_lora_gguf
 
         t = time.perf_counter()
-        adapter = self.mode == "adapter"
-        if self.backend is None or not adapter:
-            write_gguf(model_weights(model, fuse=not adapter), self.config, self.tokenizer, self.path, self.qtype,
+        if self.backend is None or self.mode == "weights":
+            fuse = self.mode != "adapter"  # in place: the first copy is the policy itself
+            write_gguf(model_weights(model, fuse=fuse), self.config, self.tokenizer, self.path, self.qtype,
                        name="grpo-policy", progress=False)
             if self.backend is None:
                 self.backend = LlamaCppBackend(self.path, tokenizer=self.tokenizer, **self.options)
+                if self.mode == "in_place" and not self.backend.weights_follow_file(self.probe_ids()):
+                    self.fallback = ("llama.cpp here does not read its weights from the GGUF's mapping (GPU layers, "
+                                     "repacked weights or no mmap), so the LoRA policy syncs as an adapter")
+                    self.mode = "adapter"
+                    write_gguf(model_weights(model, fuse=False), self.config, self.tokenizer, self.path,
+                               self.qtype, name="grpo-policy", progress=False)
+                    self.backend.reload(self.path)
             else:
                 self.backend.reload(self.path)
-        if adapter:
+        elif self.mode == "in_place":
+            self.backend.overwrite_tensors(fused_lora_tensors(model, self.config, self.qtype))
+        if self.mode == "adapter":
             write_lora_gguf(lora_adapters(model), self.config, self.adapter_path)
             self.backend.set_lora(self.adapter_path)
         seconds = time.perf_counter() - t
@@ -92,10 +114,35 @@ class LlamaCppRollouts:
         self.sync_seconds += seconds
         return seconds
 
+    def probe_ids(self) -> list[int]:
+        return list(self.tokenizer.encode("The policy's weights, synced: 1, 2, 3, go.", add_special_tokens=False))
+
     def close(self) -> None:
         if self.backend is not None:
             self.backend.close()
             self.backend = None
+
+
+def fused_lora_tensors(model, config: dict, qtype: str = "f32") -> dict[str, np.ndarray]:
+    """Each LoRA layer's fused weight (W + scale * B A) under its GGUF name, Q/K rows in llama.cpp's rope order,
+    as `qtype` (f16 or f32): what an in-place sync writes over the stored weights. One MLX graph for all layers."""
+    import mlx.core as mx
+
+    from nanoagent.gguf_writer import gguf_name, lora_layers
+
+    heads = config["num_attention_heads"]
+    kv_heads = config.get("num_key_value_heads") or heads
+    dtype = {"f16": mx.float16, "f32": mx.float32}[qtype]
+    fused = {}
+    for name, layer in lora_layers(model).items():
+        w = mx.addmm(layer.linear.weight.astype(mx.float32), layer.lora_b.T, layer.lora_a.T, alpha=layer.scale)
+        n = heads if name.endswith("self_attn.q_proj") else kv_heads if name.endswith("self_attn.k_proj") else 0
+        if n:  # permute_rows (nanoagent.gguf_writer), in MLX
+            rows, cols = w.shape
+            w = w.reshape(n, 2, rows // n // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+        fused[gguf_name(f"{name}.weight")] = w.astype(dtype)
+    mx.eval(list(fused.values()))
+    return {k: np.asarray(v) for k, v in fused.items()}
 
 
 def relogprob(model, batches) -> dict:

@@ -24,8 +24,10 @@ Usage:
 
 `complete_batch` generates several conversations together in a second, multi-sequence context over the same
 weights (llamacpp_batch.py): a GRPO group's rollouts or an eval batch. `set_lora(path)` applies a LoRA adapter
-file (nanoagent.gguf_writer.write_lora_gguf) over the loaded weights in both contexts, replacing the last one:
-GRPO's policy sync when it trains LoRA.
+file (nanoagent.gguf_writer.write_lora_gguf) over the loaded weights in both contexts, replacing the last one.
+`overwrite_tensors({name: array})` writes new values for some of the loaded weights into the GGUF file itself:
+llama.cpp maps the file shared, so its next decode reads them with no reload (`weights_follow_file` checks that
+this build does). Both are GRPO's ways to sync a LoRA policy (train/grpo_engine.py).
 
 Left out: GPU offload settings beyond `n_gpu_layers`.
 """
@@ -104,6 +106,7 @@ class LlamaCppBackend:
         self.repeat_stop = RepeatStop(self.tokenizer) if stop_repeats else None
         self._batch = None  # the multi-sequence context of complete_batch (llamacpp_batch.py), made when needed
         self._lora = None  # the llama.cpp adapter set_lora applied, if any
+        self._stored = None  # {tensor name: (file offset, bytes, GGML type)}, read when overwrite_tensors needs it
         self.grammars = None
         if constrain:
             from nanoagent.constrain import Grammars
@@ -260,6 +263,66 @@ class LlamaCppBackend:
         self._free_lora()
         self._lora = new
         self.llm.reset()
+
+    def overwrite_tensors(self, tensors: dict[str, np.ndarray]) -> None:
+        """Write new values for loaded tensors (GGUF names) into the GGUF file in place; the caches start empty.
+        llama.cpp maps the file shared and reads its weights from that mapping (CPU, no GPU layers), so its next
+        decode sees them; `weights_follow_file` checks that it does. Each array is stored as the tensor's own type
+        (F16 or F32) and must have its shape; quantized tensors are refused."""
+        if self._stored is None:
+            from gguf import GGUFReader
+
+            reader = GGUFReader(self.path)
+            self._stored = {t.name: (int(t.data_offset), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors}
+            del reader
+        kinds = {"F16": np.float16, "F32": np.float32}
+        chunks = []
+        for name, value in tensors.items():
+            if name not in self._stored:
+                raise BackendError(f"{self.path.name} has no tensor {name!r} to overwrite")
+            offset, size, kind = self._stored[name]
+            if kind not in kinds:
+                raise BackendError(f"{name} is stored as {kind} in {self.path.name}; only F16 and F32 tensors can be "
+                                   "overwritten in place (write a float GGUF, or sync as an adapter)")
+            data = np.ascontiguousarray(value, dtype=kinds[kind])
+            if data.nbytes != size:
+                raise BackendError(f"{name}: {data.nbytes} bytes given for a tensor of {size} bytes in {self.path.name}")
+            chunks.append((offset, data))
+        fd = os.open(self.path, os.O_WRONLY)  # the same inode: a rename would leave llama.cpp on the old file
+        try:
+            for offset, data in chunks:
+                view, done = memoryview(data).cast("B"), 0
+                while done < len(view):
+                    done += os.pwrite(fd, view[done:], offset + done)
+        finally:
+            os.close(fd)
+        self.llm.reset()
+
+    def weights_follow_file(self, probe_ids: list[int]) -> bool:
+        """Whether overwrite_tensors reaches llama.cpp here: the output norm scaled in the file must change the
+        logits of `probe_ids`, and restoring it must bring them back. False where llama.cpp copied its weights out
+        of the file (GPU layers, a build that repacks them, no mmap)."""
+        from gguf import GGUFReader
+
+        if self._llama_options.get("n_gpu_layers"):
+            return False
+        reader = GGUFReader(self.path)
+        norm = next((np.array(t.data) for t in reader.tensors if t.name == "output_norm.weight"), None)
+        del reader
+        if norm is None or norm.dtype != np.float32:
+            return False
+        before = self._probe_logits(probe_ids)
+        try:
+            self.overwrite_tensors({"output_norm.weight": norm * 2.0})
+            moved = not np.allclose(self._probe_logits(probe_ids), before, atol=1e-3)
+        finally:
+            self.overwrite_tensors({"output_norm.weight": norm})
+        return moved and np.allclose(self._probe_logits(probe_ids), before, atol=1e-5)
+
+    def _probe_logits(self, ids: list[int]) -> np.ndarray:
+        self.llm.reset()
+        self.llm.eval(ids)
+        return self._logits()
 
     @staticmethod
     def _use_lora(ctx, adapter) -> None:
