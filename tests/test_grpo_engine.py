@@ -209,6 +209,36 @@ def test_in_place_falls_back_to_an_adapter_where_llamacpp_copies_its_weights(tin
         engine.close()
 
 
+def test_the_copy_lives_in_memory_where_there_is_room_and_goes_on_close(tiny, tmp_path, monkeypatch):
+    import shutil
+
+    import train.grpo_engine as ge
+
+    folder, model, tok = tiny
+    memory = tmp_path / "shm"
+    memory.mkdir()
+    dead = memory / "nanoagent-grpo-999999999-x"  # left by a run that died
+    dead.mkdir()
+    monkeypatch.setattr(ge, "MEMORY_ROOT", memory)
+    engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path / "run",
+                              qtype="f32", threads=2, n_ctx=512)
+    try:
+        assert engine.in_memory and engine.path.parent.parent == memory and engine.path.is_file()
+        assert not dead.exists() and not (tmp_path / "run").exists()
+    finally:
+        engine.close()
+    assert not engine.folder.exists()
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(ge.shutil, "disk_usage", lambda p: usage._replace(free=1000))
+    engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path / "run",
+                              qtype="f32", threads=2, n_ctx=512)
+    try:
+        assert not engine.in_memory and engine.path.parent == tmp_path / "run"
+    finally:
+        engine.close()
+    assert engine.path.is_file()  # the run's own folder: the trainer removes its copy at the end
+
+
 def test_overwriting_tensors_in_place_reaches_llamacpp_and_refuses_bad_input(tiny, tmp_path):
     from nanoagent.agent.backends.common import BackendError
     from nanoagent.agent.backends.llamacpp import LlamaCppBackend

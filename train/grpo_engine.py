@@ -12,7 +12,8 @@ group in one multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py)
   llama.cpp adapter (float32, `nanoagent.gguf_writer.write_lora_gguf`, a few MB) and applies it (`set_lora`);
 - any other policy (full fine-tuning, DoRA) or a Q8_0 copy: the whole model is written (LoRA fused) and reloaded
   each sync (a Q8_0 copy keeps the adapter for LoRA: its bytes can't be overwritten as floats).
-The sampled ids are exact; the log-probs the ratio needs are then recomputed by MLX on those ids (`relogprob`),
+The copy lives in RAM (a private folder in /dev/shm, removed on close) where there is room, so the rewrites never
+reach the disk; else in the run's engine folder. The sampled ids are exact; the log-probs the ratio needs are then recomputed by MLX on those ids (`relogprob`),
 and how far llama.cpp's own log-probs were from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights
 and llama.cpp's kernels are not MLX's float32.
 
@@ -27,6 +28,9 @@ Left out: asynchronous rollouts while the update runs.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,8 +61,35 @@ def engine_for(name: str, model_config: dict) -> tuple[str, str]:
     return "llamacpp", "MLX runs on the CPU"
 
 
+MEMORY_ROOT = Path("/dev/shm")  # Linux's RAM-backed folder: the copy's rewrites never reach the disk
+
+
+def engine_folder(folder: Path, need: int) -> tuple[Path, bool]:
+    """Where the llama.cpp copy lives: a private folder in MEMORY_ROOT when it has room for twice `need` bytes (each
+    sync rewrites the copy, which in a disk folder the kernel writes back: about 200 MB a step for the 135M model),
+    else `folder`. Returns (folder, in memory). Folders left there by runs that died are removed first."""
+    if MEMORY_ROOT.is_dir() and os.access(MEMORY_ROOT, os.W_OK):
+        for old in MEMORY_ROOT.glob("nanoagent-grpo-*"):
+            pid = old.name.split("-")[2]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                shutil.rmtree(old, ignore_errors=True)
+        if shutil.disk_usage(MEMORY_ROOT).free >= 2 * need:
+            return Path(tempfile.mkdtemp(prefix=f"nanoagent-grpo-{os.getpid()}-", dir=MEMORY_ROOT)), True
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder, False
+
+
+def gguf_bytes(model, qtype: str) -> int:
+    """About how large the model's GGUF copy is (weights only)."""
+    from mlx.utils import tree_flatten
+
+    per = {"f32": 4, "f16": 2, "q8_0": 1.1}[qtype]
+    return int(sum(v.size for _, v in tree_flatten(model.parameters())) * per)
+
+
 class LlamaCppRollouts:
-    """A llama.cpp backend over GGUF copies of an MLX policy, kept in `folder` (files replaced each sync)."""
+    """A llama.cpp backend over a GGUF copy of an MLX policy, kept in memory where there is room (engine_folder),
+    else in `folder`."""
 
     def __init__(self, model, tokenizer, config: dict, folder: str | Path, qtype: str = "f16",
                  threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192, lora_sync: str = "in_place"):
@@ -67,8 +98,7 @@ class LlamaCppRollouts:
         if lora_sync not in LORA_SYNCS:
             raise ValueError(f"lora_sync must be one of {', '.join(LORA_SYNCS)}, got {lora_sync!r}")
         self.tokenizer, self.config, self.qtype = tokenizer, dict(config), check_type(qtype)
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder, self.in_memory = engine_folder(Path(folder), gguf_bytes(model, self.qtype))
         layers = lora_layers(model).values()
         self.mode = "weights"
         if layers and not any(hasattr(m, "m") for m in layers):
@@ -121,6 +151,8 @@ class LlamaCppRollouts:
         if self.backend is not None:
             self.backend.close()
             self.backend = None
+        if self.in_memory:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def fused_lora_tensors(model, config: dict, qtype: str = "f32") -> dict[str, np.ndarray]:
