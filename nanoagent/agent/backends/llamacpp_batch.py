@@ -40,6 +40,10 @@ class SequenceBatch:
         params = llama_cpp.llama_context_params()
         ctypes_copy(llm.context_params, params)  # the single-stream context's settings: threads, attention, types
         params.n_ctx, params.n_seq_max, params.kv_unified = n_ctx, n_seq, True
+        # flash attention off, as llama-cpp-python's own context has it, whatever that context was given: a group of
+        # 8 x 128 tokens decoded 9% faster without it on a 2-core EPYC (246-255 against 228-234 tokens/s with it,
+        # three paired rounds each, the 135M model), the unified cache holding every row
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         self.n_batch = max(int(params.n_batch), n_seq)
         params.n_batch = params.n_ubatch = self.n_batch
         self.lib, self.n_seq, self.n_ctx = llama_cpp, n_seq, n_ctx
