@@ -126,8 +126,9 @@ def llamacpp_engines(model, tok, task, cfg, args, between=None) -> dict:
         part = parts[m]
         with_rounds(part, rounds[m])
         gap = logprob_gaps(model, trajs[m])
+        seconds = part["tokens"] / part["tokens_per_s"]
         part.update(gguf_type=args.engine_type,
-                    tokens_per_s_with_one_sync=part["tokens"] / (part["tokens"] / part["tokens_per_s"] + part["sync_s"]),
+                    tokens_per_s_with_one_sync=part["tokens"] / (seconds + part["sync_s"]),
                     logprob_gap_to_mlx_mean=float(gap.mean()) if gap.size else None,
                     logprob_gap_to_mlx_max=float(gap.max()) if gap.size else None)
         print(f"llama.cpp engine ({m} sync)", part, flush=True)

@@ -13,9 +13,9 @@ group in one multi-sequence context (nanoagent/agent/backends/llamacpp_batch.py)
 - any other policy (full fine-tuning, DoRA) or a Q8_0 copy: the whole model is written (LoRA fused) and reloaded
   each sync (a Q8_0 copy keeps the adapter for LoRA: its bytes can't be overwritten as floats).
 The copy lives in RAM (a private folder in /dev/shm, removed on close) where there is room, so the rewrites never
-reach the disk; else in the run's engine folder. The sampled ids are exact; the log-probs the ratio needs are then recomputed by MLX on those ids (`relogprob`),
-and how far llama.cpp's own log-probs were from them is logged (`sampler_logprob_gap_mean`, `_max`): F16 weights
-and llama.cpp's kernels are not MLX's float32.
+reach the disk; else in the run's engine folder. The sampled ids are exact; the log-probs the ratio needs are then
+recomputed by MLX on those ids (`relogprob`), and how far llama.cpp's own log-probs were from them is logged
+(`sampler_logprob_gap_mean`, `_max`): F16 weights and llama.cpp's kernels are not MLX's float32.
 
     engine = LlamaCppRollouts(model, tokenizer, config, folder=run_dir / "engine")
     engine.sync(model)                     # before rollouts whenever an update made it `stale`; returns seconds

@@ -286,7 +286,8 @@ class LlamaCppBackend:
                                    "overwritten in place (write a float GGUF, or sync as an adapter)")
             data = np.ascontiguousarray(value, dtype=kinds[kind])
             if data.nbytes != size:
-                raise BackendError(f"{name}: {data.nbytes} bytes given for a tensor of {size} bytes in {self.path.name}")
+                raise BackendError(f"{name}: {data.nbytes} bytes given for a tensor of {size} bytes in "
+                                   f"{self.path.name}")
             chunks.append((offset, data))
         fd = os.open(self.path, os.O_WRONLY)  # the same inode: a rename would leave llama.cpp on the old file
         try:
