@@ -118,6 +118,7 @@ def plan(args) -> list[Stage]:
                       outputs=[out / "data"]),
         "sft": Stage("sft", [[py, "-m", "train.dft", "--data", str(out / "data"), "--run-dir", str(out / "sft"),
                               "--no-resume", "--loss", "sft", "--fine-tune", "full", "--max-length", "1024", "--pack",
+                              "--learning-rate", "1e-4",  # the short run's measured rate (5e-5 is for 150 steps)
                               "--batch-size", "2", "--grad-accum", "1", "--steps", str(args.sft_steps),
                               "--warmup-steps", str(max(1, args.sft_steps // 10)),
                               "--val-every", str(args.sft_steps), "--val-batches", "4",
