@@ -260,6 +260,11 @@ def test_overwriting_tensors_in_place_reaches_llamacpp_and_refuses_bad_input(tin
             if qtype == "q8_0":
                 with pytest.raises(BackendError, match="only F16 and F32"):
                     backend.overwrite_tensors({"blk.0.attn_q.weight": np.zeros((64, 64))})
+            else:  # another file, other offsets: they are read again
+                other = tmp_path / "tiny-f32.gguf"
+                write_gguf(model_weights(model), config, tok, other, "f32", progress=False)
+                backend.reload(other)
+                assert backend.weights_follow_file(probe)
         finally:
             backend.close()
 

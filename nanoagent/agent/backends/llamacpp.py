@@ -238,6 +238,7 @@ class LlamaCppBackend:
                                "it replaces")
         self.close()
         self.llm, self.path = new, Path(path)
+        self._stored = None  # another file: its tensors' offsets are read again when needed
 
     def set_lora(self, path: str | Path | None) -> None:
         """Apply the llama.cpp LoRA adapter in `path` at scale 1 over the loaded weights, replacing the one applied
