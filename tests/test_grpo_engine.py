@@ -207,9 +207,17 @@ def test_in_place_falls_back_to_an_adapter_where_llamacpp_copies_its_weights(tin
         np.testing.assert_allclose(c.logprobs, mlx_logprobs(model, c.prompt_ids, c.completion_ids), atol=2e-3)
     finally:
         engine.close()
+    monkeypatch.undo()
+    engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path / "q8",
+                              qtype="q8_0", threads=2, n_ctx=512)
+    try:  # a quantized copy can't take float writes: the adapter, and the reason said
+        assert engine.mode == "adapter" and "Q8_0" in engine.fallback
+    finally:
+        engine.close()
 
 
 def test_the_copy_lives_in_memory_where_there_is_room_and_goes_on_close(tiny, tmp_path, monkeypatch):
+    import os
     import shutil
 
     import train.grpo_engine as ge
@@ -219,12 +227,14 @@ def test_the_copy_lives_in_memory_where_there_is_room_and_goes_on_close(tiny, tm
     memory.mkdir()
     dead = memory / "nanoagent-grpo-999999999-x"  # left by a run that died
     dead.mkdir()
+    live = memory / f"nanoagent-grpo-{os.getpid()}-x"  # a live run's (this process): kept
+    live.mkdir()
     monkeypatch.setattr(ge, "MEMORY_ROOT", memory)
     engine = LlamaCppRollouts(model, tok, json.loads((folder / "config.json").read_text()), tmp_path / "run",
                               qtype="f32", threads=2, n_ctx=512)
     try:
         assert engine.in_memory and engine.path.parent.parent == memory and engine.path.is_file()
-        assert not dead.exists() and not (tmp_path / "run").exists()
+        assert not dead.exists() and live.is_dir() and not (tmp_path / "run").exists()
     finally:
         engine.close()
     assert not engine.folder.exists()
@@ -252,7 +262,8 @@ def test_overwriting_tensors_in_place_reaches_llamacpp_and_refuses_bad_input(tin
         write_gguf(model_weights(model), config, tok, path, qtype, progress=False)
         backend = LlamaCppBackend(path, tokenizer=tok, n_ctx=256, n_threads=2)
         try:
-            assert backend.weights_follow_file(probe)  # scaled then restored: llama.cpp saw both
+            # a matrix scaled then restored in the file: llama.cpp saw both (a quantized one can't be written)
+            assert backend.weights_follow_file(probe) == (qtype == "f16")
             with pytest.raises(BackendError, match="no tensor 'nope'"):
                 backend.overwrite_tensors({"nope": np.zeros(3)})
             with pytest.raises(BackendError, match="bytes given"):

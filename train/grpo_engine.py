@@ -101,16 +101,22 @@ class LlamaCppRollouts:
         self.folder, self.in_memory = engine_folder(Path(folder), gguf_bytes(model, self.qtype))
         layers = lora_layers(model).values()
         self.mode = "weights"
+        self.fallback = None  # why in_place became adapter, if it did
         if layers and not any(hasattr(m, "m") for m in layers):
             self.mode = "in_place" if lora_sync == "in_place" and self.qtype != "q8_0" else "adapter"
-        self.fallback = None  # why in_place became adapter, if it did
+            if lora_sync == "in_place" and self.qtype == "q8_0":
+                self.fallback = "a Q8_0 copy can't be overwritten as floats, so the LoRA policy syncs as an adapter"
         self.path = self.folder / f"policy-{self.qtype}.gguf"
         self.adapter_path = self.folder / "policy-lora.gguf"
         self.backend = None
         self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
         self.syncs, self.sync_seconds = 0, 0.0
         self.stale = True  # the trainer sets it after every update; rollouts first sync a stale copy
-        self.sync(model)
+        try:
+            self.sync(model)
+        except BaseException:  # no half-made copy left in memory
+            self.close()
+            raise
 
     def sync(self, model) -> float:
         """Put the policy's current weights into llama.cpp (module docstring); returns the seconds it took."""

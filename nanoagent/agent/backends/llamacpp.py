@@ -269,7 +269,8 @@ class LlamaCppBackend:
         """Write new values for loaded tensors (GGUF names) into the GGUF file in place; the caches start empty.
         llama.cpp maps the file shared and reads its weights from that mapping (CPU, no GPU layers), so its next
         decode sees them; `weights_follow_file` checks that it does. Each array is stored as the tensor's own type
-        (F16 or F32) and must have its shape; quantized tensors are refused."""
+        (F16 or F32) and must have its size in that type (its layout is the caller's: GGUF row order); quantized
+        tensors are refused."""
         if self._stored is None:
             from gguf import GGUFReader
 
@@ -295,30 +296,35 @@ class LlamaCppBackend:
             for offset, data in chunks:
                 view, done = memoryview(data).cast("B"), 0
                 while done < len(view):
-                    done += os.pwrite(fd, view[done:], offset + done)
+                    wrote = os.pwrite(fd, view[done:], offset + done)
+                    if wrote <= 0:
+                        raise BackendError(f"could not write into {self.path} at byte {offset + done}")
+                    done += wrote
         finally:
             os.close(fd)
         self.llm.reset()
 
-    def weights_follow_file(self, probe_ids: list[int]) -> bool:
-        """Whether overwrite_tensors reaches llama.cpp here: the output norm scaled in the file must change the
-        logits of `probe_ids`, and restoring it must bring them back. False where llama.cpp copied its weights out
-        of the file (GPU layers, a build that repacks them, no mmap)."""
+    def weights_follow_file(self, probe_ids: list[int], name: str = "blk.0.attn_v.weight") -> bool:
+        """Whether overwrite_tensors reaches llama.cpp here for a weight matrix like those a sync writes: `name`
+        scaled in the file must change the logits of `probe_ids`, and restoring it must bring them back. False
+        where llama.cpp copied its weights out of the file (GPU layers, a build that repacks matrices, no mmap) or
+        the matrix is stored quantized."""
         from gguf import GGUFReader
 
         if self._llama_options.get("n_gpu_layers"):
             return False
         reader = GGUFReader(self.path)
-        norm = next((np.array(t.data) for t in reader.tensors if t.name == "output_norm.weight"), None)
-        del reader
-        if norm is None or norm.dtype != np.float32:
+        found = next((t for t in reader.tensors if t.name == name), None)
+        weight = np.array(found.data) if found is not None and found.tensor_type.name in ("F16", "F32") else None
+        del reader, found
+        if weight is None:
             return False
         before = self._probe_logits(probe_ids)
         try:
-            self.overwrite_tensors({"output_norm.weight": norm * 2.0})
+            self.overwrite_tensors({name: weight * 2})
             moved = not np.allclose(self._probe_logits(probe_ids), before, atol=1e-3)
         finally:
-            self.overwrite_tensors({"output_norm.weight": norm})
+            self.overwrite_tensors({name: weight})
         return moved and np.allclose(self._probe_logits(probe_ids), before, atol=1e-5)
 
     def _probe_logits(self, ids: list[int]) -> np.ndarray:
