@@ -118,7 +118,8 @@ def llamacpp_engines(model, tok, task, cfg, args, between=None) -> dict:
                 for m in modes:
                     part, trajs[m] = timed_group(engines[m].backend, task, cfg, seed=1)
                     rounds[m].append(part["tokens_per_s"])
-                    parts[m] = {**part, **parts[m]} if r == 0 else parts[m]
+                    if r == 0:  # the first round's record, with the sync's
+                        parts[m] = {**part, **parts[m]}
         finally:
             for e in engines.values():
                 e.close()
@@ -187,7 +188,7 @@ def engine_ratios(batched: dict, sequential: dict, engine_parts: dict) -> dict:
                 "llamacpp_over_mlx_batched_with_sync": part["tokens_per_s_with_one_sync"] /
                 max(batched["tokens_per_s"], 1e-9)}
 
-    (first, part), *others = engine_parts.items()
+    (_, part), *others = engine_parts.items()
     out = {"batched_over_sequential_tokens_per_s": batched["tokens_per_s"] / max(sequential["tokens_per_s"], 1e-9),
            "llamacpp_engine": part, **ratios(part)}
     if others:

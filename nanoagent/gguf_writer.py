@@ -107,9 +107,19 @@ def gguf_name(hf_name: str) -> str:
 
 
 def permute_rows(w: np.ndarray, n_head: int) -> np.ndarray:
-    """llama.cpp's rope row order for a Q or K weight (Hugging Face layout in, GGUF layout out)."""
+    """llama.cpp's rope row order for a Q or K weight (Hugging Face layout in, GGUF layout out); numpy or MLX."""
     rows, cols = w.shape
     return w.reshape(n_head, 2, rows // n_head // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+
+
+def rope_order(w, hf_name: str, cfg: dict):
+    """`w` (rows of the weight `hf_name`, or of its LoRA B) in GGUF row order: Q and K permuted with their head
+    counts, any other weight as it is."""
+    if hf_name.endswith("self_attn.q_proj.weight"):
+        return permute_rows(w, cfg["num_attention_heads"])
+    if hf_name.endswith("self_attn.k_proj.weight"):
+        return permute_rows(w, cfg.get("num_key_value_heads") or cfg["num_attention_heads"])
+    return w
 
 
 def encode_tensor(w: np.ndarray, qtype: str):
@@ -127,16 +137,11 @@ def encode_tensor(w: np.ndarray, qtype: str):
 def gguf_tensors(weights: dict, cfg: dict) -> dict:
     """Float32 weights under GGUF names, Q/K permuted, tied output dropped."""
     tied = cfg.get("tie_word_embeddings", True)
-    heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads") or cfg["num_attention_heads"]
     out = {}
     for hf, w in weights.items():
         if hf == "lm_head.weight" and tied:
             continue
-        if hf.endswith("self_attn.q_proj.weight"):
-            w = permute_rows(w, heads)
-        elif hf.endswith("self_attn.k_proj.weight"):
-            w = permute_rows(w, kv_heads)
-        out[gguf_name(hf)] = w
+        out[gguf_name(hf)] = rope_order(w, hf, cfg)
     expected = 2 + cfg["num_hidden_layers"] * len(_LAYER_NAMES) + (0 if tied else 1)
     if len(out) != expected:
         raise ExportError(f"the model has {len(out)} exportable tensors, expected {expected} for a "
@@ -234,16 +239,12 @@ def write_lora_gguf(adapters: dict, cfg: dict, out: str | Path) -> Path:
     float32, atomically. Q and K updates get the rope row order their base weights get."""
     import gguf
 
-    heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads") or cfg["num_attention_heads"]
     with staged(out) as tmp:
         w = gguf.GGUFWriter(str(tmp), "llama")
         w.add_type("adapter")
         w.add_string("adapter.type", "lora")
         for hf, (a, b) in sorted(adapters.items()):
-            if hf.endswith("self_attn.q_proj.weight"):
-                b = permute_rows(b, heads)
-            elif hf.endswith("self_attn.k_proj.weight"):
-                b = permute_rows(b, kv_heads)
+            b = rope_order(b, hf, cfg)
             name = gguf_name(hf)
             w.add_tensor(f"{name}.lora_a", np.ascontiguousarray(a, dtype=np.float32))
             w.add_tensor(f"{name}.lora_b", np.ascontiguousarray(b, dtype=np.float32))

@@ -293,9 +293,17 @@ def test_relogprob_puts_mlx_numbers_in_and_reports_the_gap(tiny):
     assert gap["sampler_logprob_gap_mean"] == pytest.approx(0.01, abs=1e-4)
 
 
-def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, spread_rewards):
+def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, spread_rewards, monkeypatch):
+    import train.grpo_engine as ge
     from train.grpo import run
     from train.grpo_config import load_grpo_config
+
+    memory = tmp_path / "shm"
+    memory.mkdir()
+    monkeypatch.setattr(ge, "MEMORY_ROOT", memory)
+    made = []
+    folder_for = ge.engine_folder
+    monkeypatch.setattr(ge, "engine_folder", lambda *a: made.append(folder_for(*a)) or made[-1])
 
     model_dir = save_tiny_model(tmp_path / "tiny")
     run_dir = tmp_path / "run"
@@ -307,7 +315,8 @@ def test_a_run_with_the_llamacpp_engine_trains_and_logs_the_sync(tmp_path, sprea
     assert [r["step"] for r in rows] == [1, 2] and not rows[0]["skipped_update"]
     assert rows[0]["sync_s"] == 0 and rows[1]["sync_s"] > 0  # step 1 uses the copy written at the start
     assert 0 <= rows[0]["sampler_logprob_gap_mean"] < 2e-3
-    assert not list((run_dir / "engine").glob("*.gguf"))  # the rollout copy is removed at the end
+    assert made and made[0][1] and made[0][0].parent == memory  # the copy lived in memory ...
+    assert not made[0][0].exists() and not list(run_dir.glob("engine/*.gguf"))  # ... and is gone at the end
 
 
 def test_auto_picks_llamacpp_on_the_cpu_for_a_plain_llama_and_mlx_otherwise(monkeypatch):

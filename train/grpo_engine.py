@@ -100,11 +100,11 @@ class LlamaCppRollouts:
         self.tokenizer, self.config, self.qtype = tokenizer, dict(config), check_type(qtype)
         self.folder, self.in_memory = engine_folder(Path(folder), gguf_bytes(model, self.qtype))
         layers = lora_layers(model).values()
-        self.mode = "weights"
-        self.fallback = None  # why in_place became adapter, if it did
+        self.mode, self.fallback = "weights", None  # fallback: why in_place became adapter, if it did
         if layers and not any(hasattr(m, "m") for m in layers):
-            self.mode = "in_place" if lora_sync == "in_place" and self.qtype != "q8_0" else "adapter"
+            self.mode = lora_sync
             if lora_sync == "in_place" and self.qtype == "q8_0":
+                self.mode = "adapter"
                 self.fallback = "a Q8_0 copy can't be overwritten as floats, so the LoRA policy syncs as an adapter"
         self.path = self.folder / f"policy-{self.qtype}.gguf"
         self.adapter_path = self.folder / "policy-lora.gguf"
@@ -166,19 +166,13 @@ def fused_lora_tensors(model, config: dict, qtype: str = "f32") -> dict[str, np.
     as `qtype` (f16 or f32): what an in-place sync writes over the stored weights. One MLX graph for all layers."""
     import mlx.core as mx
 
-    from nanoagent.gguf_writer import gguf_name, lora_layers
+    from nanoagent.gguf_writer import gguf_name, lora_layers, rope_order
 
-    heads = config["num_attention_heads"]
-    kv_heads = config.get("num_key_value_heads") or heads
     dtype = {"f16": mx.float16, "f32": mx.float32}[qtype]
     fused = {}
     for name, layer in lora_layers(model).items():
         w = mx.addmm(layer.linear.weight.astype(mx.float32), layer.lora_b.T, layer.lora_a.T, alpha=layer.scale)
-        n = heads if name.endswith("self_attn.q_proj") else kv_heads if name.endswith("self_attn.k_proj") else 0
-        if n:  # permute_rows (nanoagent.gguf_writer), in MLX
-            rows, cols = w.shape
-            w = w.reshape(n, 2, rows // n // 2, cols).swapaxes(1, 2).reshape(rows, cols)
-        fused[gguf_name(f"{name}.weight")] = w.astype(dtype)
+        fused[gguf_name(f"{name}.weight")] = rope_order(w, f"{name}.weight", config).astype(dtype)
     mx.eval(list(fused.values()))
     return {k: np.asarray(v) for k, v in fused.items()}
 
