@@ -46,8 +46,8 @@ FUNCTIONS = EVERYDAY + (
     # personal finance
     F("personal_finance", "calculate_compound_interest_amount", "calculate the compound interest",
       "Final amount of a deposit with compound interest.", "principal:n:100:100000:0@on {}; "
-      "rate_percent:n:0.5:12:1@at {} a year; years:i:1:40@for {} years; ?compounds_per_year:i:1:12=1@compounded {} "
-      "times a year", lambda a: a["principal"] * (1 + a["rate_percent"] / 100 / a.get("compounds_per_year", 1)) **
+      "annual_rate:r:0.5:12:1@at {} a year; years:i:1:40@for {} years; ?compounds_per_year:i:1:12=1@compounded {} "
+      "times a year", lambda a: a["principal"] * (1 + a["annual_rate"] / a.get("compounds_per_year", 1)) **
       (a.get("compounds_per_year", 1) * a["years"])),
     F("personal_finance", "calculate_simple_interest", "work out the simple interest", "Simple interest earned.",
       "principal:n:100:50000:0@on {}; rate:r:0.5:12:1@at {}; years:n:0.5:20:1@over {} years",
@@ -146,11 +146,11 @@ FUNCTIONS = EVERYDAY + (
       "income:n:10000:300000:0@on an income of {}; country:s:country@in {}; ?filing_status:e:single|married=single@"
       "filing as {}"),
     F("tax", "calculate_vat", "add VAT to a price", "Price with value-added tax.",
-      "net_price:n:1:5000:2@to {}; vat_rate_percent:n:5:27:0@at {}",
-      lambda a: a["net_price"] * (1 + a["vat_rate_percent"] / 100)),
+      "net_price:n:1:5000:2@to {}; vat_rate:r:5:27:0@at {}",
+      lambda a: a["net_price"] * (1 + a["vat_rate"])),
     F("tax", "calculate_capital_gains_tax", "work out the capital gains tax", "Tax on a gain at a rate.",
-      "purchase_price:n:100:50000:0@bought for {}; sale_price:n:100:90000:0@sold for {}; tax_rate_percent:n:10:30:0@taxed "
-      "at {}", lambda a: max(0, a["sale_price"] - a["purchase_price"]) * a["tax_rate_percent"] / 100),
+      "purchase_price:n:100:50000:0@bought for {}; sale_price:n:100:90000:0@sold for {}; tax_rate:r:10:30:0@taxed "
+      "at {}", lambda a: max(0, a["sale_price"] - a["purchase_price"]) * a["tax_rate"]),
     F("tax", "calculate_effective_tax_rate", "compute the effective tax rate", "Tax paid over income, in percent.",
       "tax_paid:n:1000:80000:0@paying {} in tax; income:n:90000:300000:0@on {}",
       lambda a: a["tax_paid"] / a["income"] * 100),
@@ -166,12 +166,12 @@ FUNCTIONS = EVERYDAY + (
       lambda a: a["purchase_price"] * a.get("percent", 3) / 100),
     F("real_estate", "calculate_affordability", "work out how much house I can afford",
       "Maximum price from income, debts and rate.", "annual_income:n:20000:400000:0@on an income of {}; "
-      "monthly_debts:n:0:3000:0@with {} of monthly debts; annual_rate_percent:n:2:9:2@at {}; "
+      "monthly_debts:n:0:3000:0@with {} of monthly debts; interest_rate:r:2:9:2@at {}; "
       "?down_payment:n:0:200000:0@with {} down"),
     # economics
     F("economics", "calculate_inflation_adjusted_value", "adjust an amount for inflation",
-      "Value of money after years of inflation.", "amount:n:10:100000:0@of {}; inflation_rate_percent:n:0.5:10:1@at {} "
-      "inflation; years:i:1:50@over {} years", lambda a: a["amount"] / (1 + a["inflation_rate_percent"] / 100) ** a["years"]),
+      "Value of money after years of inflation.", "amount:n:10:100000:0@of {}; inflation_rate:r:0.5:10:1@at {} "
+      "inflation; years:i:1:50@over {} years", lambda a: a["amount"] / (1 + a["inflation_rate"]) ** a["years"]),
     F("economics", "calculate_gdp_growth", "compute the GDP growth rate", "Growth between two GDP values, in percent.",
       "previous_gdp:n:100:30000:0@from {} billion; current_gdp:n:100:30000:0@to {} billion",
       lambda a: (a["current_gdp"] - a["previous_gdp"]) / a["previous_gdp"] * 100),

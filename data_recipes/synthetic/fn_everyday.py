@@ -227,8 +227,8 @@ FUNCTIONS = (
       "annual_salary:n:15000:250000:0@earning {} a year; ?hours_per_week:n:20:60:0=40@working {} hours a week",
       lambda a: a["annual_salary"] / (52 * a.get("hours_per_week", 40))),
     F("payroll", "calculate_net_pay", "estimate the take-home pay", "Net pay after tax and deductions.",
-      "gross_pay:n:1000:20000:0@from {} gross; tax_rate_percent:n:5:45:0@taxed at {}; ?deductions:n:0:1000:0=0@minus {}",
-      lambda a: a["gross_pay"] * (1 - a["tax_rate_percent"] / 100) - a.get("deductions", 0)),
+      "gross_pay:n:1000:20000:0@from {} gross; tax_rate:r:5:45:0@taxed at {}; ?deductions:n:0:1000:0=0@minus {}",
+      lambda a: a["gross_pay"] * (1 - a["tax_rate"]) - a.get("deductions", 0)),
     # business metrics
     F("business_metrics", "calculate_customer_lifetime_value", "compute the customer lifetime value", "CLV.",
       "average_order_value:n:10:500:2@with orders of {}; orders_per_year:n:1:24:0@{} orders a year; "
@@ -402,8 +402,8 @@ FUNCTIONS = (
     F("legal", "calculate_statute_deadline", "find a filing deadline", "Last day to file from an event date.",
       "event_date:date@from {}; period_days:i:10:1095@with a {}-day limit"),
     F("legal", "calculate_late_payment_interest", "compute interest on a late payment", "Statutory late interest.",
-      "amount:n:100:100000:2@on {}; days_late:i:1:365@{} days late; annual_rate_percent:n:2:12:1@at {}",
-      lambda a: a["amount"] * a["annual_rate_percent"] / 100 * a["days_late"] / 365),
+      "amount:n:100:100000:2@on {}; days_late:i:1:365@{} days late; interest_rate:r:2:12:1@at {}",
+      lambda a: a["amount"] * a["interest_rate"] * a["days_late"] / 365),
     F("language_learning", "conjugate_verb", "conjugate a verb", "Conjugation of a verb in a tense.",
       "verb:e:être|tener|haben|essere|ir|avoir@{}; tense:e:present|past|future@in the {} tense"),
     F("language_learning", "get_word_of_the_day", "get a word of the day", "A word with its meaning and example.",

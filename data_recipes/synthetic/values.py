@@ -93,6 +93,8 @@ def number_text(x: int | float) -> str:
 
 def integer(rng: random.Random, lo: int, hi: int, words_max: int = 999_999) -> Value:
     n = rng.randint(lo, hi)
+    if 1000 <= lo and hi <= 2100:  # a year: typed as digits, never "2,024" or in words
+        return Value(n, str(n), ())
     alt = ((number_words(n),) if 0 <= n <= words_max else ()) + grouped(n)
     return Value(n, str(n), alt)
 
