@@ -95,7 +95,7 @@ def llamacpp_engines(model, tok, task, cfg, args, between=None) -> dict:
     policy): one sync timed (a run pays it every step), then the group in one multi-sequence batch; and how far its
     log-probs are from MLX's on the same ids. With `--repeats N` each engine's group is timed N times, round by
     round, `between()` (the MLX batch's next timing) running before each round after the first, so every engine
-    and MLX see the machine's same moments. Returns {mode: part}."""
+    and MLX see the machine's same moments; with two modes, who goes first alternates by round. Returns {mode: part}."""
     import json
 
     from nanoagent.models import resolve_model_path
@@ -115,7 +115,7 @@ def llamacpp_engines(model, tok, task, cfg, args, between=None) -> dict:
             for r in range(args.repeats):
                 if r:
                     between()
-                for m in modes:
+                for m in modes if r % 2 == 0 else modes[::-1]:  # alternate who goes first: no position bias
                     part, trajs[m] = timed_group(engines[m].backend, task, cfg, seed=1)
                     rounds[m].append(part["tokens_per_s"])
                     if r == 0:  # the first round's record, with the sync's
