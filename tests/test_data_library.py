@@ -19,7 +19,7 @@ from data_recipes.decontam import EvalIndex
 from data_recipes.recipe import DecontamConfig
 from data_recipes.synthetic import DEFAULT_KINDS, example
 from data_recipes.synthetic.catalogue import catalogue
-from data_recipes.synthetic.kinds import sample_args
+from data_recipes.synthetic.kinds import canonical, sample_args
 from data_recipes.synthetic.library import F, SpecError, computed, functions, parse_params
 from data_recipes.synthetic.reserved import free_name, reserved
 
@@ -123,6 +123,30 @@ def test_lint_names_descriptions_and_requests():
         for m in rec["messages"]:
             if m["role"] == "user":
                 assert not doubled.search(m["content"]), (info["kind"], m["content"])
+
+
+def test_finance_rates_follow_the_name_convention_across_the_catalogue():
+    """A money rate under a plain name (tax_rate, vat_rate, interest_rate, ...) is a fraction unless its description
+    says percent; a `_percent` name is the percent. The quality-cpu-lr5e-5 model wrote 10 for BFCL's 0.1 on 13 of
+    400 simple_python items, when only 6 of our functions took a fraction."""
+    finance = {"personal_finance", "loans", "investing", "corporate_finance", "tax", "real_estate", "economics",
+               "payroll", "legal"}
+    rng = random.Random(5)
+    fraction = set()
+    for tool in catalogue():
+        for p, _ in tool.params:
+            snake = canonical(tool, p.name)
+            plain = snake.endswith("rate") and not snake.endswith(("hourly_rate", "heart_rate"))
+            if not (plain or snake.endswith("_percent")) or p.schema.get("type") != "number":
+                continue
+            says_percent = snake.endswith("_percent") or "percent" in p.schema.get("description", "").lower()
+            values = [p.sample(rng) for _ in range(5)]
+            if says_percent:
+                assert any(v.value >= 1 for v in values), (tool.name, p.name)
+            elif tool.domain in finance:
+                assert all(0 <= v.value < 1 and "%" in v.text for v in values), (tool.name, p.name, values)
+                fraction.add(snake)
+    assert {"discount_rate", "tax_rate", "vat_rate", "interest_rate", "inflation_rate"} <= fraction, fraction
 
 
 def test_a_plain_rate_is_called_as_the_fraction_the_user_says_in_percent():
