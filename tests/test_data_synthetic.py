@@ -27,7 +27,8 @@ from data_recipes.synthetic.coding import BUGS, FILLERS
 from data_recipes.synthetic.kinds import ident
 from data_recipes.synthetic.objects import FIELDS
 from data_recipes.synthetic.params import integer, table
-from data_recipes.synthetic.values import grouped, integer, number_text, number_words
+from data_recipes.synthetic.values import grouped, number_text, number_words
+from data_recipes.synthetic.values import integer as draw_integer
 from nanoagent.agent.tools import TOOLS as AGENT_TOOLS
 from nanoagent.record import Record
 from nanoagent.render import assistant_text, render, render_text
@@ -238,9 +239,9 @@ def test_large_numbers_are_sometimes_grouped_and_called_plain(rows):
     assert grouped(12000.0) == ("12,000",) and grouped(2_500_000) == ("2,500,000", "2.5 million")
     assert number_text(39.0) == "39" and number_text(12.5) == "12.5"
     # a year is typed as digits: never "the 2,024 season" or "two thousand and twenty"
-    years = [integer(random.Random(i), 2015, 2025) for i in range(50)]
+    years = [draw_integer(random.Random(i), 2015, 2025) for i in range(50)]
     assert all(v.alt == () and v.text == str(v.value) for v in years)
-    assert any(integer(random.Random(i), 1000, 9000).alt for i in range(5))
+    assert any(draw_integer(random.Random(i), 1000, 9000).alt for i in range(5))
 
 
 def test_values_take_the_form_their_description_asks_for():
