@@ -132,7 +132,7 @@ def test_finance_rates_follow_the_name_convention_across_the_catalogue():
     finance = {"personal_finance", "loans", "investing", "corporate_finance", "tax", "real_estate", "economics",
                "payroll", "legal"}
     rng = random.Random(5)
-    fraction = set()
+    fraction, percent = set(), set()
     for tool in catalogue():
         for p, _ in tool.params:
             snake = canonical(tool, p.name)
@@ -143,10 +143,14 @@ def test_finance_rates_follow_the_name_convention_across_the_catalogue():
             values = [p.sample(rng) for _ in range(5)]
             if says_percent:
                 assert any(v.value >= 1 for v in values), (tool.name, p.name)
+                percent.add(snake)
             elif tool.domain in finance:
                 assert all(0 <= v.value < 1 and "%" in v.text for v in values), (tool.name, p.name, values)
                 fraction.add(snake)
     assert {"discount_rate", "tax_rate", "vat_rate", "interest_rate", "inflation_rate"} <= fraction, fraction
+    # one name, one convention: `annual_rate` was a fraction in the compound-interest function and a percent in the
+    # catalogue's loan tools, so the same word asked for both 0.05 and 5
+    assert not fraction & percent, f"a fraction in one tool and a percent in another: {fraction & percent}"
 
 
 def test_a_plain_rate_is_called_as_the_fraction_the_user_says_in_percent():

@@ -46,8 +46,8 @@ FUNCTIONS = EVERYDAY + (
     # personal finance
     F("personal_finance", "calculate_compound_interest_amount", "calculate the compound interest",
       "Final amount of a deposit with compound interest.", "principal:n:100:100000:0@on {}; "
-      "annual_rate:r:0.5:12:1@at {} a year; years:i:1:40@for {} years; ?compounds_per_year:i:1:12=1@compounded {} "
-      "times a year", lambda a: a["principal"] * (1 + a["annual_rate"] / a.get("compounds_per_year", 1)) **
+      "interest_rate:r:0.5:12:1@at {} a year; years:i:1:40@for {} years; ?compounds_per_year:i:1:12=1@compounded {} "
+      "times a year", lambda a: a["principal"] * (1 + a["interest_rate"] / a.get("compounds_per_year", 1)) **
       (a.get("compounds_per_year", 1) * a["years"])),
     F("personal_finance", "calculate_simple_interest", "work out the simple interest", "Simple interest earned.",
       "principal:n:100:50000:0@on {}; rate:r:0.5:12:1@at {}; years:n:0.5:20:1@over {} years",
