@@ -8,7 +8,8 @@
 # one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
 # unpacking runs once under a lock. Give each arm a share of the GPU's memory with GPU_JOB_MEMORY_GB=N (MLX's memory
 # limit N GB and a 2 GB buffer cache per process): without it each process caches as if it had the GPU alone, and four
-# arms on an H200 ran out of memory (train/results/lr-gpu/README.md). Run from the checkout's root. Writes runs/NAME
+# arms on an H200 ran out of memory (train/results/lr-gpu/README.md). GPU_JOB_SUITES=a,b scores those suites instead
+# of the six. Run from the checkout's root. Writes runs/NAME
 # (resumable: run it again after an interruption), then /tmp/NAME-results.tgz (config, metrics, summary, logs,
 # threshold, eval JSON) and /tmp/NAME-q8_0.gguf with its md5 and 16 MB pieces /tmp/NAME-q8_0.gguf.N beside it, for
 # copiers with a size limit.
@@ -56,7 +57,8 @@ python3 -m export.gguf --model "$run/model" --out "/tmp/$name-q8_0.gguf" --no-ch
 export_pid=$!
 python3 -m eval.toolcall --model "$run/model" --batch-size 64 --max-tokens 256 --out-dir "/tmp/$name-eval" \
   --label "$name-mlx" --name "toolcall_$name-mlx-whole" \
-  --suites irrelevance,simple_python,multiple,parallel,parallel_multiple,live_simple > "/tmp/$name-eval.log" 2>&1
+  --suites "${GPU_JOB_SUITES:-irrelevance,simple_python,multiple,parallel,parallel_multiple,live_simple}" \
+  > "/tmp/$name-eval.log" 2>&1
 echo "gpu_job: eval rc $? at $(( $(date +%s) - t0 )) s"
 wait $export_pid; echo "gpu_job: export rc $?"
 
