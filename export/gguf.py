@@ -63,8 +63,13 @@ def verdict(report: dict, cfg: ExportConfig) -> list[str]:
     if report["perplexity"]["relative_diff"] > cfg.max_ppl_diff:
         failed.append(f"perplexity difference {report['perplexity']['relative_diff']:.4%} > {cfg.max_ppl_diff:.2%}")
     tc = report["tool_calls"]
-    if tc["same_parse"] < tc["total"]:
-        failed.append(f"greedy tool-call parses differ on {tc['total'] - tc['same_parse']}/{tc['total']} prompts")
+    # a reply that parts from MLX's at a near tie (its first differing token within MAX_DISAGREEMENT_MARGIN) is the
+    # rounding the next-token check allows, carried through greedy decoding; one that parts at a clear choice is not
+    bugs = [c for c in tc["cases"] if not c["same_parse"]
+            and (c.get("divergence_margin") is None or c["divergence_margin"] > MAX_DISAGREEMENT_MARGIN)]
+    if bugs:
+        failed.append(f"greedy tool-call parses differ on {len(bugs)}/{tc['total']} prompts where the replies part "
+                      f"at a clear choice (MLX top-2 margin > {MAX_DISAGREEMENT_MARGIN})")
     return failed
 
 

@@ -169,8 +169,12 @@ def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64) -> dict:
         text_a = tokenizer.decode([t for t in a if t not in stop])
         text_b = tokenizer.decode([t for t in b if t not in stop])
         pa, pb = _parsed(text_a, tools), _parsed(text_b, tools)
+        margin = None  # MLX's top-2 margin where the two greedy paths part: a near tie is rounding, not a bug
+        if a != b:
+            top2 = np.sort(mlx_logits(model, ids + a[:same_prefix])[-1])[-2:]
+            margin = float(top2[1] - top2[0])
         cases.append({"prompt": msgs[-1]["content"][:60], "mlx": pa, "llama_cpp": pb, "same_parse": pa == pb,
-                      "identical_tokens": a == b, "common_prefix_tokens": same_prefix,
+                      "identical_tokens": a == b, "common_prefix_tokens": same_prefix, "divergence_margin": margin,
                       "mlx_text": text_a, "llama_cpp_text": text_b})
     return {"cases": cases, "same_parse": sum(c["same_parse"] for c in cases),
             "identical": sum(c["identical_tokens"] for c in cases), "total": len(cases),
@@ -261,7 +265,9 @@ def summary_lines(report: dict, qtype: str | None = None) -> list[str]:
         f" mean |logit diff| {nt['mean_abs_logit_diff']:.4f}; largest top-2 margin at a disagreement "
         f"{nt['max_disagreement_margin']:.3f}",
         f"greedy decoding of tool-calling prompts: same parse {tc['same_parse']}/{tc['total']}, identical tokens "
-        f"{tc['identical']}/{tc['total']}, replies with a call (MLX) {tc['with_calls']}/{tc['total']}",
+        f"{tc['identical']}/{tc['total']}, replies with a call (MLX) {tc['with_calls']}/{tc['total']}"
+        + "".join(f"; parted at a top-2 margin of {c['divergence_margin']:.3f} on {c['prompt']!r}"
+                  for c in tc["cases"] if not c["same_parse"]),
         f"perplexity on {pp['tokens']} held-out tokens: MLX {pp['mlx']:.4f}, llama.cpp {pp['llama_cpp']:.4f} "
         f"(relative difference {pp['relative_diff']:.4%})",
         f"llama.cpp chat formatting ({cf['chat_handler']}): Jinja handler gives our exact prompt tokens on "

@@ -315,3 +315,21 @@ def test_the_agent_backend_rebuilds_the_tokenizer_from_the_exported_file(exporte
     from nanoagent.agent.backends import load_backend
 
     load_backend(exported["q8_0"], n_ctx=512, n_threads=1).close()
+
+
+def test_a_greedy_reply_that_parts_at_a_near_tie_passes_one_that_parts_at_a_clear_choice_fails():
+    """quality-cpu-b34m's Q8_0 called get_weather where MLX declined, from a first token whose MLX top-2 margin was
+    0.08: rounding carried through greedy decoding, as the next-token check allows. A clear choice that differs fails."""
+    from export.config import ExportConfig
+    from export.gguf import verdict
+
+    def report(margin):
+        case = {"same_parse": False, "divergence_margin": margin}
+        return {"next_token": {"rate": 0.97, "max_disagreement_margin": 0.3}, "perplexity": {"relative_diff": 0.002},
+                "tool_calls": {"cases": [case, {"same_parse": True, "divergence_margin": None}], "total": 2}}
+
+    cfg = ExportConfig(type="q8_0")
+    assert verdict(report(0.33), cfg) == []
+    assert verdict(report(2.5), cfg) == ["greedy tool-call parses differ on 1/2 prompts where the replies part at "
+                                         "a clear choice (MLX top-2 margin > 1.0)"]
+    assert len(verdict(report(None), cfg)) == 1  # a report without the margin keeps the strict rule
