@@ -1,0 +1,38 @@
+"""Which training rows a train.dft run read: its batch plan recomputed from its config and data, counted by kind.
+
+    python train/results/quality-cpu-b34m/rows_read.py train/results/quality-cpu-b34m/config.yaml data/b33-nt30-multi
+
+The plan is `train.data.epoch_plan` with the run's seed, micro-batch size, packing and max length, over the build
+tokenized as the trainer does; a run of S steps reads the first S x grad_accum micro-batches. The input tokens printed
+should equal the run's `summary.json` `input_tokens`; if they do not, the build is not the one the run read.
+Tokenizing a 50k-row build takes about a minute on two cores.
+"""
+
+import collections
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.models import load_tokenizer
+from train.data import epoch_plan, read_records, tokenize
+
+
+def main(config_path: str, data_dir: str) -> None:
+    cfg = yaml.safe_load(Path(config_path).read_text())
+    path = Path(data_dir) / "train.jsonl"
+    records, _ = read_records(path)
+    ds = tokenize(records, load_tokenizer(cfg.get("model", "embedded")), cfg["max_length"])
+    if len(ds) != len(records):
+        sys.exit(f"{path}: {len(records) - len(ds)} rows dropped in tokenizing; the plan would not be the run's")
+    plan = epoch_plan(ds, cfg["batch_size"], cfg["seed"], 0, cfg["pack"], cfg["max_length"])
+    read = [i for batch in plan[:cfg["steps"] * cfg["grad_accum"]] for i in batch]
+    kinds = collections.Counter((r.meta or {}).get("kind", "?") for r in (records[i] for i in read))
+    print(json.dumps({"rows_read": len(read), "rows": len(records),
+                      "input_tokens": sum(len(ds.ids[i]) - 1 for i in read), "kinds": dict(sorted(kinds.items()))}))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
