@@ -28,7 +28,11 @@ def main(config_path: str, data_dir: str) -> None:
     if len(ds) != len(records):
         sys.exit(f"{path}: {len(records) - len(ds)} rows dropped in tokenizing; the plan would not be the run's")
     plan = epoch_plan(ds, cfg["batch_size"], cfg["seed"], 0, cfg["pack"], cfg["max_length"])
-    read = [i for batch in plan[:cfg["steps"] * cfg["grad_accum"]] for i in batch]
+    micro_batches = cfg["steps"] * cfg["grad_accum"]
+    if micro_batches > len(plan):
+        sys.exit(f"the run read {micro_batches} micro-batches, more than one epoch ({len(plan)}); this script "
+                 "counts the first epoch only")
+    read = [i for batch in plan[:micro_batches] for i in batch]
     kinds = collections.Counter((r.meta or {}).get("kind", "?") for r in (records[i] for i in read))
     print(json.dumps({"rows_read": len(read), "rows": len(records),
                       "input_tokens": sum(len(ds.ids[i]) - 1 for i in read), "kinds": dict(sorted(kinds.items()))}))
