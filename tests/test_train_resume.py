@@ -17,7 +17,7 @@ from train.checkpoint import CheckpointError, checkpoints
 from train.config import ConfigError, DFTConfig
 from train.data import tokenize
 from train.losses import dft_loss
-from train.trainer import Callback, build_optimizer, train
+from train.trainer import Callback, build_optimizer, evaluate, train
 from train.tuning import prepare
 
 
@@ -210,6 +210,14 @@ def test_when_training_only_hurts_the_best_is_the_start(tmp_path, tok, ds):
     load_best(cfg.run_dir, model)
     got = weights(model)
     assert all(np.array_equal(got[k], start[k]) for k in got)
+
+
+def test_validation_reads_the_same_batches_whatever_the_training_seed(tok, ds):
+    """Runs that differ only in --seed are compared, and keep their best step, on the same validation tokens."""
+    model = tiny_llama(tok_vocab_size(tok), seed=0)
+    out = {seed: evaluate(model, ds, DFTConfig(batch_size=2, val_batches=2, seed=seed, loss="sft"))
+           for seed in (0, 1, 2, 3)}
+    assert len({(o["val_ce"], o["val_tokens"]) for o in out.values()}) == 1, out
 
 
 def test_metrics_log_reads_round_and_drops_lost_steps(tmp_path):
