@@ -2,6 +2,7 @@
 
     bootstrap_ci([1, 0, 1, 1], seed=0)   # -> (low, high) of the mean, percentile bootstrap
     paired_bootstrap_ci([1, 0, 1], [1, 1, 1], seed=0)   # -> (low, high) of mean(b) - mean(a), items resampled together
+    runs_bootstrap_ci([[1, 0, 1], [0, 0, 1]], [[1, 1, 1]])  # -> the same for two arms of seeded runs: runs and items
     pass_at_k(n=5, c=2, k=1)             # 1 - C(n-c, k) / C(n, k)
 
 Left out: stratified bootstraps.
@@ -42,6 +43,35 @@ def paired_bootstrap_ci(a, b, *, samples: int = BOOTSTRAP_SAMPLES, level: float 
         raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
     diffs = [float(y) - float(x) for x, y in zip(a, b)]
     return bootstrap_ci(diffs, samples=samples, level=level, seed=seed)
+
+
+def runs_bootstrap_ci(a_runs, b_runs, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.95,
+                      seed: int = 0) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of mean(B) - mean(A) for two arms of runs (training seeds, say), each run a list of
+    outcomes on the same items in the same order. Each sample redraws every arm's runs with replacement and the items
+    once for all runs, so the interval widens with the spread between an arm's runs as well as with the items.
+    With two runs an arm the bootstrap sees half their variance: read the interval as a lower bound on the doubt."""
+    runs = [list(map(float, r)) for r in (*a_runs, *b_runs)]
+    if not a_runs or not b_runs:
+        return None
+    n = len(runs[0])
+    if any(len(r) != n for r in runs):
+        raise ValueError(f"every run needs outcomes on the same items, got lengths {sorted({len(r) for r in runs})}")
+    if n == 0:
+        return None
+    rng = random.Random(seed)
+    na = len(a_runs)
+    diffs = []
+    for _ in range(samples):
+        counts = [0] * n
+        for i in rng.choices(range(n), k=n):
+            counts[i] += 1
+        score = [sum(c * x for c, x in zip(counts, r) if c) / n for r in runs]
+        ma = sum(rng.choices(score[:na], k=na)) / na
+        mb = sum(rng.choices(score[na:], k=len(runs) - na)) / (len(runs) - na)
+        diffs.append(mb - ma)
+    diffs.sort()
+    return diffs[int((1 - level) / 2 * samples)], diffs[min(samples - 1, int((1 + level) / 2 * samples))]
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from eval import compare as C
-from nanoagent.stats import paired_bootstrap_ci
+from nanoagent.stats import paired_bootstrap_ci, runs_bootstrap_ci
 
 
 def _item(i, correct, valid=True, expect="calls"):
@@ -77,3 +77,59 @@ def test_cli_table_and_bad_files(tmp_path, capsys):
     (tmp_path / "d.json").write_text(json.dumps({"kind": "coding"}))
     assert C.main([str(tmp_path / "d.json"), str(pb)]) == 2
     assert "not an eval.toolcall result" in capsys.readouterr().err
+
+
+def _write(path, label, suites):
+    path.write_text(json.dumps(_result(label, suites)))
+    return str(path)
+
+
+def test_runs_interval_widens_with_the_spread_between_an_arms_runs():
+    a = [1] * 50 + [0] * 50
+    assert runs_bootstrap_ci([a, a], [a]) == (0.0, 0.0)
+    b_same = [1] * 55 + [0] * 45  # two runs of B that agree: only the items' doubt
+    b_far = [[1] * 40 + [0] * 60, [1] * 70 + [0] * 30]  # same mean 55, far apart
+    lo_same, hi_same = runs_bootstrap_ci([a], [b_same, b_same])
+    lo_far, hi_far = runs_bootstrap_ci([a], b_far)
+    assert hi_far - lo_far > 2 * (hi_same - lo_same)
+    assert lo_far < 0 < hi_far and lo_same > 0
+    with pytest.raises(ValueError, match="same items"):
+        runs_bootstrap_ci([[1, 0]], [[1]])
+
+
+def test_a_run_scored_suite_by_suite_is_one_run(tmp_path, capsys):
+    """Files with one label merge into one run; then two single runs compare as two files always did."""
+    whole = _write(tmp_path / "whole.json", "q8", {"simple": [_item(i, i % 3 == 0) for i in range(10)],
+                                                    "irr": [_item(i, True, expect="no_call") for i in range(4)]})
+    part1 = _write(tmp_path / "p1.json", "q8", {"simple": [_item(i, i % 3 == 0) for i in range(10)]})
+    part2 = _write(tmp_path / "p2.json", "q8", {"irr": [_item(i, True, expect="no_call") for i in range(4)]})
+    base = _write(tmp_path / "base.json", "mlx", {"simple": [_item(i, i % 2 == 0) for i in range(10)],
+                                                   "irr": [_item(i, i < 2, expect="no_call") for i in range(4)]})
+    assert C.main([base, whole, "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)["suites"]
+    assert C.main([base, f"{part1},{part2}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["suites"] == one
+    twice = _write(tmp_path / "p3.json", "q8", {"simple": [_item(0, True)]})
+    assert C.main([base, f"{part1},{twice}"]) == 2
+    assert "both hold simple" in capsys.readouterr().err
+
+
+def test_two_arms_of_seeds_give_each_runs_accuracy_and_the_mean(tmp_path, capsys):
+    a0 = _write(tmp_path / "a0.json", "a-seed0", {"simple": [_item(i, i < 5) for i in range(10)]})
+    a1 = _write(tmp_path / "a1.json", "a-seed1", {"simple": [_item(i, i < 3) for i in range(10)]})
+    b0 = _write(tmp_path / "b0.json", "b-seed0", {"simple": [_item(i, i < 6) for i in range(10)]})
+    b1 = _write(tmp_path / "b1.json", "b-seed1", {"simple": [_item(i, i < 8) for i in range(12)],
+                                                   "extra": [_item(0, True)]})
+    assert C.main([f"{a0},{a1}", f"{b0},{b1}", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)["suites"]
+    assert list(r) == ["simple"]  # the suites every run holds
+    r = r["simple"]
+    assert r["n"] == 10 and r["accuracy_runs_a"] == [0.5, 0.3] and r["accuracy_runs_b"] == [0.6, 0.8]
+    assert r["accuracy_a"] == pytest.approx(0.4) and r["difference"] == pytest.approx(0.3)
+    lo, hi = r["difference_ci95"]
+    assert lo <= 0.3 <= hi
+    assert C.main([f"{a0},{a1}", f"{b0},{b1}"]) == 0
+    out = capsys.readouterr().out
+    assert "| simple | 10 | 40.0 (50.0, 30.0) | 70.0 (60.0, 80.0) | +30.0" in out and "half their spread" in out
+    assert C.main([f"{a0},{a1}", b0, "--margin", "2"]) == 2
+    assert "--margin compares two single runs" in capsys.readouterr().err
