@@ -4,7 +4,8 @@
 #
 #   bash scripts/gpu_job.sh BUNDLE_DIR NAME STEPS [CONFIG [TRAIN_FLAG...]]   # CONFIG: train/configs/quality-gpu.yaml
 #
-# TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 3`, `--seed 1`). Arms may run side by side on
+# TRAIN_FLAGs go to train.dft after the config (an arm: `--count-weight 3`, `--seed 1`). scripts/gpu_sweep.sh runs
+# several arms in the background and collects them over several device calls. Arms may run side by side on
 # one GPU (`bash scripts/gpu_job.sh B arm-a 300 & bash scripts/gpu_job.sh B arm-b 300 CONFIG --seed 1 & wait`): the
 # unpacking runs once under a lock. Give each arm a share of the GPU's memory with GPU_JOB_MEMORY_GB=N (MLX's memory
 # limit N GB and a 2 GB buffer cache per process): without it each process caches as if it had the GPU alone, and four
