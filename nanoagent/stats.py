@@ -29,10 +29,13 @@ def bootstrap_ci(values, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.9
     if n == 0:
         return None
     rng = random.Random(seed)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(samples))
-    lo = means[int((1 - level) / 2 * samples)]
-    hi = means[min(samples - 1, int((1 + level) / 2 * samples))]
-    return lo, hi
+    return _percentile_interval([sum(rng.choices(values, k=n)) / n for _ in range(samples)], level)
+
+
+def _percentile_interval(draws: list[float], level: float) -> tuple[float, float]:
+    """The central `level` share of bootstrap draws: (low, high)."""
+    draws = sorted(draws)
+    return draws[int((1 - level) / 2 * len(draws))], draws[min(len(draws) - 1, int((1 + level) / 2 * len(draws)))]
 
 
 def paired_bootstrap_ci(a, b, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.95,
@@ -70,8 +73,7 @@ def runs_bootstrap_ci(a_runs, b_runs, *, samples: int = BOOTSTRAP_SAMPLES, level
         ma = sum(rng.choices(score[:na], k=na)) / na
         mb = sum(rng.choices(score[na:], k=len(runs) - na)) / (len(runs) - na)
         diffs.append(mb - ma)
-    diffs.sort()
-    return diffs[int((1 - level) / 2 * samples)], diffs[min(samples - 1, int((1 + level) / 2 * samples))]
+    return _percentile_interval(diffs, level)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

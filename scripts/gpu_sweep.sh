@@ -2,10 +2,10 @@
 # Several scripts/gpu_job.sh arms side by side on one GPU, run in the background so that a device call can return
 # while they train and later calls can collect what has finished. Run from the checkout's root on the GPU machine:
 #
-#   bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG STEPS ARM...   # ARM: NAME[:FLAG,FLAG...]
-#   bash scripts/gpu_sweep.sh pack PREFIX SECONDS                           # then again until it says "all done"
+#   bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG ARM...   # ARM: NAME:STEPS[:FLAG,FLAG...]
+#   bash scripts/gpu_sweep.sh pack PREFIX SECONDS                     # then again until it says "all done"
 #
-# e.g. `start /tmp/x seeds train/configs/quality-cpu-full.yaml 150 s1:--seed=1 s2:--seed=2 lr1e-4:--seed=1,--learning-rate=1e-4`.
+# e.g. `start /tmp/x seeds train/configs/quality-cpu-full.yaml s1:150:--seed=1 long:300 lr:150:--learning-rate=1e-4`.
 # Each arm is `gpu_job.sh BUNDLE_DIR PREFIX-NAME STEPS CONFIG FLAG...` (writes runs/PREFIX-NAME and /tmp/PREFIX-NAME-*).
 # GPU_JOB_MEMORY_GB (each arm's MLX memory limit) defaults to 120 / the number of arms; GPU_JOB_SUITES passes through.
 # `pack` waits up to SECONDS for the arms, then writes $OUT/PREFIX.tgz: the results of every finished arm and the
@@ -18,14 +18,15 @@ set -u
 mode="${1:-}"
 case "$mode" in
   start)
-    [ $# -ge 6 ] || { echo "usage: bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG STEPS ARM..."; exit 2; }
-    bundle="$2"; prefix="$3"; config="$4"; steps="$5"; shift 5
+    [ $# -ge 5 ] || { echo "usage: bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG ARM..."; exit 2; }
+    bundle="$2"; prefix="$3"; config="$4"; shift 4
     state="/tmp/$prefix-sweep"
     rm -rf "$state"; mkdir -p "$state"
     export GPU_JOB_MEMORY_GB="${GPU_JOB_MEMORY_GB:-$(( 120 / $# ))}"
     for arm in "$@"; do
-      name="${arm%%:*}"; flags=()
-      [ "$arm" != "$name" ] && IFS=, read -r -a flags <<< "${arm#*:}"
+      IFS=: read -r name steps rest <<< "$arm"; flags=()
+      [[ "$steps" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_sweep: arm $arm: give NAME:STEPS[:FLAG,...]"; exit 2; }
+      [ -n "$rest" ] && IFS=, read -r -a flags <<< "$rest"
       echo "$name" >> "$state/arms"
       setsid nohup bash -c 'bash scripts/gpu_job.sh "$@" > "$0.log" 2>&1; echo $? > "$0.rc"' "$state/$name" \
         "$bundle" "$prefix-$name" "$steps" "$config" "${flags[@]}" < /dev/null > /dev/null 2>&1 &
@@ -62,5 +63,5 @@ case "$mode" in
     [ "$left" -eq 0 ] && echo "gpu_sweep: all done" || echo "gpu_sweep: $left arm(s) still running: call pack again"
     ;;
   *)
-    echo "usage: bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG STEPS ARM... | pack PREFIX SECONDS"; exit 2 ;;
+    echo "usage: bash scripts/gpu_sweep.sh start BUNDLE_DIR PREFIX CONFIG ARM... | pack PREFIX SECONDS"; exit 2 ;;
 esac

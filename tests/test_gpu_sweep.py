@@ -25,8 +25,8 @@ def sweep(*args, out: Path) -> subprocess.CompletedProcess:
 def test_arms_start_finish_and_are_packed(tmp_path):
     prefix = f"test{os.getpid()}"
     try:
-        r = sweep("start", str(tmp_path / "no-bundle"), prefix, "train/configs/quality-cpu-full.yaml", "5",
-                  "a:--seed=1,--threshold-n=0", "b", out=tmp_path)
+        r = sweep("start", str(tmp_path / "no-bundle"), prefix, "train/configs/quality-cpu-full.yaml",
+                  "a:5:--seed=1,--threshold-n=0", "b:10", out=tmp_path)
         assert r.returncode == 0 and "started 2 arms" in r.stdout and "60 GB each" in r.stdout
         r = sweep("pack", prefix, "60", out=tmp_path)
         assert r.returncode == 0, r.stderr
@@ -42,6 +42,8 @@ def test_arms_start_finish_and_are_packed(tmp_path):
 
 def test_bad_calls_get_the_usage(tmp_path):
     assert sweep("start", "x", out=tmp_path).returncode == 2
+    r = sweep("start", "x", "bad", "cfg.yaml", "arm-without-steps", out=tmp_path)
+    assert r.returncode == 2 and "NAME:STEPS" in r.stdout
     r = sweep("pack", "never-started-sweep", "1", out=tmp_path)
     assert r.returncode == 1 and "start it first" in r.stdout
     r = sweep("bogus", out=tmp_path)
