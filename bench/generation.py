@@ -23,7 +23,6 @@ Left out: GPU/Metal (this machine is a Linux CPU), prompt lengths other than the
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -37,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import nanoagent  # noqa: E402  (OpenBLAS before mlx)
 import numpy as np  # noqa: E402
+from nanoagent import config as layered  # noqa: E402
 from nanoagent.machine import machine_info  # noqa: E402
 
 
@@ -117,13 +117,10 @@ def single_stream(backend, reset, messages, tools, n: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(GenerationBenchConfig):
-        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
-    cfg = GenerationBenchConfig(**vars(parser.parse_args(argv)))
+    cfg = layered.load(GenerationBenchConfig, argv,
+                       layered.build_parser(GenerationBenchConfig, __doc__.split("\n\n")[0]))
     out = ROOT / cfg.out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_name(out.stem + ".config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    layered.save_resolved(cfg, out.with_name(out.stem + ".config.json"))
 
     from nanoagent.agent.backends.llamacpp import LlamaCppBackend, embedded_gguf
     from nanoagent.agent.backends.mlx_backend import MLXBackend

@@ -371,7 +371,8 @@ def check_synthetic_capacity(entries_rows: int, dups: int, distinct: int) -> Non
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m data_recipes.build", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--recipe", help="recipe YAML (default: data_recipes/recipes/default.yaml)")
+    ap.add_argument("--config", "--recipe", dest="recipe",
+                    help="recipe YAML (default: data_recipes/recipes/default.yaml); --recipe is the same flag")
     ap.add_argument("--out", help="output folder (recipe: out)")
     ap.add_argument("--seed", type=int, help="mixing and generation seed (recipe: seed)")
     ap.add_argument("--offline", action="store_true", help="never touch the Hub: use the fixtures (recipe: hub)")

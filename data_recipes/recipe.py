@@ -25,7 +25,6 @@ Left out: recipe inheritance (`extends:`); copy a recipe and edit it.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 import yaml
 
 from data_recipes.sources import SOURCES
-from nanoagent.config import ConfigError, from_dict, read_yaml_mapping
+from nanoagent.config import ConfigError, check_keys, from_dict, read_yaml_mapping
 
 RECIPES = Path(__file__).parent / "recipes"
 DEFAULT_RECIPE = RECIPES / "default.yaml"
@@ -198,9 +197,10 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
         for k in ("rows", "take"):
             if getattr(e, k) is not None and getattr(e, k) < 0:
                 raise RecipeError(f"{where}.{k}: must be >= 0")
-        unknown = sorted(set(e.filters) - {f.name for f in dataclasses.fields(FilterConfig)})
-        if unknown:
-            raise RecipeError(f"{where}.filters: unknown key(s) {unknown}")
+        try:
+            check_keys(e.filters, FilterConfig, f"{where}.filters")
+        except ConfigError as err:
+            raise RecipeError(str(err)) from None
         src = SOURCES[e.id]
         if e.id == "synthetic":
             if e.rows is None:

@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-import yaml
+from nanoagent.config import save_resolved
 
 
 def staging(out: Path) -> Path:
@@ -32,7 +32,7 @@ def write_outputs(cfg, train: list, valid: list, stats: dict) -> Path:
         with (out / name).open("w", encoding="utf-8", newline="\n") as fh:
             for row in items:
                 fh.write(row.line + "\n")
-    (out / "recipe.resolved.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False, allow_unicode=True))
+    save_resolved(cfg, out / "recipe.resolved.yaml")
     stats["outputs"] = {"train": len(train), "valid": len(valid),
                         "train_tokens": sum(t.tokens for t in train), "folder": str(final)}
     return out

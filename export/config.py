@@ -3,23 +3,17 @@
     ExportConfig   python -m export.gguf
     HubConfig      python -m export.hub
 
-`resolve(cls, yaml_path, flags)` builds a config from the dataclass defaults, then the YAML file's keys, then the
-flags the user actually gave (argparse defaults are SUPPRESS, so "not given" never overrides anything), with
-values coerced to the field types by nanoagent/config.py; unknown keys and bad values are an ExportError that names
-them. `write_resolved(cfg, path)` saves it beside the outputs.
+Each command reads its config with nanoagent/config.py (`load`: defaults < YAML < the flags actually given); an
+unknown key or a bad value is its ConfigError, which names it, and the command exits with code 2 as for any bad
+input. Each command saves the resolved config inside its report (`"config"` in FILE.export.json, NAME.hub.json).
 
 Left out: dotted overrides of nested settings (the configs are flat).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from export.source import ExportError
-from nanoagent import config as layered
-from nanoagent.atomic import write_json
 
 # Greedy next-token agreement that `export.gguf` requires of each type (llama.cpp on the file vs MLX on the source).
 # Q8_0 is below the issue's 0.98: llama.cpp multiplies Q8_0 weights with activations quantized to 8 bits, and on the
@@ -76,21 +70,3 @@ class HubConfig:
     evals: list[str] = field(default_factory=list, metadata={"help": "eval result JSON files (eval.toolcall's) to "
                                                                       "ship in eval/ and tabulate in the card, beside "
                                                                       "those found in the run folder"})
-
-
-def parse(cls, argv, prog: str, description: str, choices: dict | None = None):
-    """Flags from the dataclass's fields (nanoagent.config.build_parser), then defaults < --config YAML < flags."""
-    ns = vars(layered.build_parser(cls, description, prog=prog, choices=choices).parse_args(argv))
-    return resolve(cls, ns.pop("config", None), ns)
-
-
-def resolve(cls, yaml_path: str | None = None, flags: dict | None = None):
-    flags = {k: v for k, v in (flags or {}).items() if k != "config"}
-    try:
-        return layered.resolve(cls, yaml_path, flags)
-    except layered.ConfigError as e:  # the export commands report ExportError
-        raise ExportError(str(e)) from None
-
-
-def write_resolved(cfg, path: str | Path, extra: dict | None = None) -> Path:
-    return write_json(path, {"config": dataclasses.asdict(cfg), **(extra or {})}, ensure_ascii=False, default=str)

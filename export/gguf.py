@@ -26,8 +26,10 @@ import time
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig, parse, write_resolved
+from export.config import MAX_DISAGREEMENT_MARGIN, MIN_AGREEMENT, ExportConfig
 from export.source import ExportError, resolve_source
+from nanoagent import config as layered
+from nanoagent.atomic import write_json
 from nanoagent.gguf_writer import check_type
 
 
@@ -48,7 +50,8 @@ def check_output(out: str | Path) -> Path:
 
 
 def parse_args(argv=None) -> ExportConfig:
-    return parse(ExportConfig, argv, "python -m export.gguf", __doc__.split("\n")[0])
+    parser = layered.build_parser(ExportConfig, __doc__.split("\n")[0], "python -m export.gguf")
+    return layered.load(ExportConfig, argv, parser)
 
 
 def verdict(report: dict, cfg: ExportConfig) -> list[str]:
@@ -122,7 +125,8 @@ def export(cfg: ExportConfig, say=print) -> dict:
         if failed and cfg.type == "q8_0" and result["embedding_type"] == "q8_0":
             say("  hint: --embedding-type f16 keeps the output layer out of Q8_0, where most of the perplexity gap "
                 "comes from (+27 MB for the 135M model; measurements in export/README.md)")
-    write_resolved(cfg, out.with_suffix(".export.json"), record)
+    write_json(out.with_suffix(".export.json"), {"config": layered.as_dict(cfg), **record},
+               ensure_ascii=False, default=str)
     return record
 
 
@@ -130,7 +134,7 @@ def main(argv=None) -> int:
     try:
         cfg = parse_args(argv)
         record = export(cfg, say=lambda m: print(m, file=sys.stderr, flush=True))
-    except ExportError as e:
+    except (ExportError, layered.ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 3 if record.get("parity_failed") else 0

@@ -24,8 +24,10 @@ import sys
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from export.config import ExportConfig, HubConfig, parse, write_resolved
+from export.config import ExportConfig, HubConfig
 from export.source import ExportError, resolve_source
+from nanoagent import config as layered
+from nanoagent.atomic import write_json
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
 
@@ -77,7 +79,8 @@ def upload(folder: Path, cfg: HubConfig, say=print) -> str:
 
 
 def parse_args(argv=None) -> HubConfig:
-    return parse(HubConfig, argv, "python -m export.hub", __doc__.split("\n")[0])
+    parser = layered.build_parser(HubConfig, __doc__.split("\n")[0], "python -m export.hub")
+    return layered.load(HubConfig, argv, parser)
 
 
 def release(cfg: HubConfig, say=print) -> dict:
@@ -103,20 +106,20 @@ def release(cfg: HubConfig, say=print) -> dict:
     say(f"  {sum(i['bytes'] for i in manifest['files'].values()) / 1e6:10.2f} MB  in {len(manifest['files'])} files")
     if problems:
         say("validation FAILED:\n  " + "\n  ".join(problems))
-        write_resolved(safe_cfg, out.parent / f"{out.name}.hub.json", result)
-        return result
-    say("validation: OK (files present, card front matter complete, the GGUF loads)")
-    if cfg.dry_run:
-        say(f"dry run: would upload these {len(manifest['files'])} files to {cfg.repo_id}; nothing was sent")
     else:
-        try:
-            result["commit_url"] = upload(out, cfg, say)
-            result["uploaded"] = True
-            say(f"uploaded: {result['commit_url']}")
-        except UploadError as e:
-            result["upload_error"] = str(e)
-            say(f"not uploaded: {e}")
-    write_resolved(safe_cfg, out.parent / f"{out.name}.hub.json", result)
+        say("validation: OK (files present, card front matter complete, the GGUF loads)")
+        if cfg.dry_run:
+            say(f"dry run: would upload these {len(manifest['files'])} files to {cfg.repo_id}; nothing was sent")
+        else:
+            try:
+                result["commit_url"] = upload(out, cfg, say)
+                result["uploaded"] = True
+                say(f"uploaded: {result['commit_url']}")
+            except UploadError as e:
+                result["upload_error"] = str(e)
+                say(f"not uploaded: {e}")
+    write_json(out.parent / f"{out.name}.hub.json", {"config": layered.as_dict(safe_cfg), **result},
+               ensure_ascii=False, default=str)
     return result
 
 
@@ -124,7 +127,7 @@ def main(argv=None) -> int:
     try:
         cfg = parse_args(argv)
         result = release(cfg, say=lambda m: print(m, file=sys.stderr, flush=True))
-    except ExportError as e:
+    except (ExportError, layered.ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if result["problems"]:

@@ -36,7 +36,6 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before any mlx import)
 from nanoagent import config as layered
-from nanoagent.atomic import write_text
 
 PREVIEW_LINES = 8      # lines of a tool result shown per step
 PREVIEW_CHARS = 600
@@ -176,8 +175,6 @@ def cmd_run(args) -> int:
     from nanoagent.agent.loop import ExitStatus, run_agent
     from nanoagent.agent.sandbox import Workspace
 
-    import yaml
-
     repo = Path(args.repo).expanduser()
     if not repo.exists():
         raise UsageError(f"--repo {args.repo}: no such folder")
@@ -189,9 +186,8 @@ def cmd_run(args) -> int:
     run_dir = Path(args.out or Path("runs") / "agent" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     run_dir.mkdir(parents=True, exist_ok=True)
     config.trajectory_path = str(run_dir / "trajectory.json")
-    write_text(run_dir / "config.yaml", yaml.safe_dump({**dataclasses.asdict(config), "model": args.model,
-                                                         "repo": str(repo.resolve()), "apply": args.apply},
-                                                        sort_keys=False))
+    layered.save_resolved(config, run_dir / "config.yaml",
+                          {"model": args.model, "repo": str(repo.resolve()), "apply": args.apply})
     backend = load_model(args.model, args.constrain, args.call_threshold, args.stop_repeats)
     with Workspace(repo) as ws:
         print(ws.describe_protections(), flush=True)

@@ -19,7 +19,9 @@ ConfigError that names it by its path (`sources[0].weight`). Stages keep their o
 them on the result.
 
 Flags cover flat fields only: stage configs are flat on purpose; the data recipe (data_recipes/recipe.py) is the
-one nested config and takes dotted `--set` overrides instead. Left out: writing configs (each stage saves its own).
+one nested config and takes dotted `--set` overrides instead. `save_resolved(cfg, path)` is the one way a resolved
+config is saved (YAML or JSON by the file's suffix, written atomically); `check_weights` checks the `name=weight`
+mixes that `parse_weights` reads.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from pathlib import Path
 from typing import Callable
 
 import yaml
+
+from nanoagent.atomic import write_json, write_text
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
@@ -233,3 +237,36 @@ def parse_weights(value, key: str, bare: float | None = None) -> dict:
             raise ConfigError(f"config key {key!r}: weight {w.strip()!r} for {name.strip()!r} is not a number") \
                 from None
     return out
+
+
+def check_weights(weights, known, what: str, negative: bool = True) -> dict[str, float]:
+    """Weights by name, each name one of `known`; a ConfigError for an unknown name, a weight that is not a finite
+    number (or below 0 with negative=False), an empty mix or every weight 0. `what` names what is weighed."""
+    example = next(iter(known))
+    if not isinstance(weights, dict) or not weights:
+        raise ConfigError(f"{what} weights must be a mapping like {{{example!r}: 1.0}}, got {weights!r}")
+    clean = {}
+    for name, w in weights.items():
+        if name not in known:
+            raise ConfigError(f"unknown {what} {name!r}: use one of {', '.join(known)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or (w < 0 and not negative):
+            raise ConfigError(f"{what} weight for {name!r} is {w!r}: it must be a number"
+                              + ("" if negative else ", at least 0"))
+        clean[name] = float(w)
+    if not any(clean.values()):
+        raise ConfigError(f"every {what} weight is 0: give at least one {what} a non-zero weight")
+    return clean
+
+
+def as_dict(cfg) -> dict:
+    """A resolved config as plain data: its own `to_dict()` where it has one (the data recipe), else its fields."""
+    return cfg.to_dict() if hasattr(cfg, "to_dict") else dataclasses.asdict(cfg)
+
+
+def save_resolved(cfg, path: str | Path, extra: dict | None = None) -> Path:
+    """Save a resolved config (its fields, then the `extra` keys) atomically: YAML for a .yaml/.yml path, else JSON."""
+    values = {**as_dict(cfg), **(extra or {})}
+    path = Path(path)
+    if path.suffix in (".yaml", ".yml"):
+        return write_text(path, yaml.safe_dump(values, sort_keys=False, allow_unicode=True))
+    return write_json(path, values, ensure_ascii=False, default=str)

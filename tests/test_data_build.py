@@ -174,7 +174,7 @@ def test_a_build_that_dies_while_writing_leaves_the_previous_output_whole(tmp_pa
     def die(*a, **k):
         raise KeyboardInterrupt  # as if killed while writing the outputs
 
-    monkeypatch.setattr(report.yaml, "safe_dump", die)
+    monkeypatch.setattr(report, "save_resolved", die)
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path, tiny_tok, "a", seed=5)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the last whole build, untouched

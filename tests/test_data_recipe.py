@@ -46,6 +46,8 @@ def test_precedence_defaults_yaml_overrides(tmp_path):
     ({"sources": [{"id": "hermes_v1", "config": "nope"}]}, "'nope' is not a config"),
     ({"sources": [{"id": "xlam", "rowz": 3}]}, r"sources\[0\]: unknown config key\(s\) 'rowz' \(did you mean 'rows'\?\)"),
     ({"sources": [{"rows": 3}]}, r"sources\[0\]: missing required key\(s\) 'id'"),
+    ({"sources": [{"id": "xlam", "filters": {"max_token": 9}}]},
+     r"filters: unknown config key\(s\) 'max_token' \(did you mean 'max_tokens'\?\)"),
     ({"sources": [{"id": "xlam"}], "filter": {}}, r"'filter' \(did you mean 'filters'\?\)"),
     ({"sources": [{"id": "synthetic", "rows": 5, "kinds": 3}]}, r"sources\[0\]\.kinds': 3 is not a valid dict or list"),
     ({"sources": [{"id": "xlam"}], "filters": {"max_tokens": "big"}}, "filters.max_tokens': 'big' is not a valid int"),

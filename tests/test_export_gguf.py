@@ -14,6 +14,7 @@ import pytest
 
 from export.gguf import main
 from export.source import ExportError, resolve_source
+from nanoagent.config import ConfigError
 from nanoagent.gguf_writer import permute_rows, write_gguf
 from nanoagent.gguf_import import _unpermute
 
@@ -222,8 +223,9 @@ def test_config_yaml_then_flags(tiny, tmp_path):
     cfg = parse_args(["--config", str(tmp_path / "c.yaml"), "--type", "f32"])
     assert cfg.type == "f32" and cfg.check is False and cfg.model == str(tiny[0].folder)
     (tmp_path / "bad.yaml").write_text("typo_key: 1\n")
-    with pytest.raises(ExportError, match="typo_key"):
+    with pytest.raises(ConfigError, match="typo_key"):
         parse_args(["--config", str(tmp_path / "bad.yaml")])
+    assert main(["--config", str(tmp_path / "bad.yaml")]) == 2  # bad input: exit 2, as for the export's own checks
 
 
 @pytest.fixture

@@ -33,11 +33,11 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
+from nanoagent import config as layered
 from nanoagent.atomic import write_json
 from nanoagent.metrics import read_metrics
 from nanoagent.provenance import code_digest
 from train.config import ConfigError, DFTConfig, load_config, resume_settings
-from train.run_config import save_config
 from train.data import DataError, load_dataset, read_records
 
 DEFAULT_DATA = Path("data/default")
@@ -213,7 +213,7 @@ def run(cfg: DFTConfig) -> dict:
         write_json(run_dir / "data_stats.json", stats)
         cfg.extra = {**cfg.extra, "world_size": world, "trainable_parameters": n_trainable,
                      "base_model_folder": str(base_folder)}
-        save_config(cfg, run_dir)
+        layered.save_resolved(cfg, run_dir / "config.yaml")
     say(f"{cfg.loss.upper()} + {cfg.fine_tune}: {n_trainable:,} trainable parameters; run folder {run_dir}")
     reporter = RunReporter(run_dir, cfg.steps, show=cfg.progress, rank=rank)
     state = train(model, optimizer, train_ds, valid_ds, cfg, loss=LOSSES[cfg.loss], callback=reporter, group=group)

@@ -50,9 +50,9 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from train.config import ConfigError
 from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_settings
 from train.grpo_engine import LlamaCppRollouts, engine_for, relogprob
+from nanoagent import config as layered
 from nanoagent.atomic import write_json
 from nanoagent.tasks.toolcall_rewards import no_call_expected
-from train.run_config import save_config
 
 
 def is_dft_run(run: Path) -> bool:
@@ -377,7 +377,7 @@ def run(cfg: GRPOConfig) -> dict:
     cfg.extra = {**cfg.extra, "model_spec": spec, "base_model_folder": str(base_folder), "rollouts_by": engine_name,
                  **({"rollout_sync": engine.mode} if engine is not None else {}),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
-    save_config(cfg, run_dir)
+    layered.save_resolved(cfg, run_dir / "config.yaml")
     metrics = MetricsLog(run_dir / "metrics.jsonl")
     metrics.resume_at(step if step else -1)  # drop lines of steps a killed run did after its last checkpoint
     revalidate = reset_validation(run_dir, metrics.path, step) and bool(val_tasks)

@@ -1,4 +1,4 @@
-"""What both trainers' configs share: the fields (declared once), their checks, saving, and what resume keeps.
+"""What both trainers' configs share: the fields (declared once), their checks and what resume keeps.
 
     @dataclass
     class DFTConfig(TrainingConfig): ...          # train/config.py adds data, batches, loss, validation
@@ -6,7 +6,7 @@
     class GRPOConfig(TrainingConfig): ...         # train/grpo_config.py adds tasks, rollouts, rewards, objective
 
     cfg = resume_settings(cfg, argv, parser, RESUME_SAFE, rebuild)   # a resumed run keeps its own config.yaml
-    save_config(cfg, run_dir)                                         # config.yaml, written atomically
+    layered.save_resolved(cfg, run_dir / "config.yaml")              # the one way a config is saved
 
 A trainer that declares a shared field again only changes its default (GRPO's lora_rank 8, learning rate 1e-5,
 constant schedule, 20 steps, checkpoints every 5 steps); the field keeps its place and meaning. The layering
@@ -27,7 +27,6 @@ from pathlib import Path
 import yaml
 
 from nanoagent import config as layered
-from nanoagent.atomic import write_text
 from nanoagent.config import ConfigError
 
 FINE_TUNES = ("lora", "full")
@@ -85,11 +84,6 @@ def check_training(cfg: TrainingConfig) -> TrainingConfig:
     if not 0 <= cfg.lora_dropout < 1:
         raise ConfigError(f"config key 'lora_dropout' must be in [0, 1), got {cfg.lora_dropout}")
     return cfg
-
-
-def save_config(cfg, folder: str | Path, name: str = "config.yaml") -> Path:
-    """The resolved config as YAML in the run folder (atomically: a reader never sees half of it)."""
-    return write_text(Path(folder) / name, yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
 
 
 def given_keys(parser, argv: list[str] | None) -> set[str]:

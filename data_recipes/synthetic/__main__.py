@@ -26,7 +26,7 @@ from tqdm import tqdm
 from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, generate
 from data_recipes.synthetic.stats import summarize
 from nanoagent.atomic import write_json
-from nanoagent.config import ConfigError, build_parser, load, parse_weights
+from nanoagent.config import ConfigError, build_parser, load, parse_weights, save_resolved
 
 
 @dataclasses.dataclass
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
             records.append(rec)
     os.replace(tmp, out)
     stats = summarize(records, load_tok(cfg.tokenizer))
-    write_json(Path(str(out) + ".config.json"), dataclasses.asdict(cfg))
+    save_resolved(cfg, Path(str(out) + ".config.json"))
     write_json(Path(str(out) + ".stats.json"), stats)
     print(json.dumps(stats, indent=2))
     print(f"wrote {len(records)} rows to {out}")

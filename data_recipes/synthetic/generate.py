@@ -21,6 +21,7 @@ from data_recipes.synthetic.broad import broad_tool
 from data_recipes.synthetic.coding import coding
 from data_recipes.synthetic.commands import command_tool
 from data_recipes.synthetic.kinds import BUILDERS
+from nanoagent.config import check_weights
 
 BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool}
 # About one row in five needs no call (BFCL irrelevance and real tool lists); the call kinds in the proportions of
@@ -44,19 +45,7 @@ def check_kinds(kinds: dict | list | None) -> dict[str, float]:
         return dict(DEFAULT_KINDS)
     if isinstance(kinds, (list, tuple)):  # a recipe may list kinds by name: equal weights among them
         kinds = {k: 1.0 for k in kinds}
-    if not isinstance(kinds, dict) or not kinds:
-        raise ValueError(f"synthetic kinds must be a non-empty mapping of kind -> weight (or a list of kinds), "
-                         f"got {kinds!r}")
-    out = {}
-    for name, weight in kinds.items():
-        if name not in BUILDERS:
-            raise ValueError(f"unknown synthetic kind {name!r}; known kinds: {', '.join(sorted(BUILDERS))}")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0 or weight != weight:
-            raise ValueError(f"synthetic kind {name!r} has weight {weight!r}; use a number >= 0")
-        out[name] = float(weight)
-    if sum(out.values()) <= 0:
-        raise ValueError(f"synthetic kinds weights sum to 0: {kinds!r}; give at least one kind a positive weight")
-    return out
+    return check_weights(kinds, BUILDERS, "synthetic kind", negative=False)
 
 
 def example(i: int, seed: int, kinds: dict[str, float]) -> tuple[dict, dict]:

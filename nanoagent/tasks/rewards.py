@@ -19,8 +19,8 @@ length penalties.
 from __future__ import annotations
 
 import difflib
-import math
 
+from nanoagent import config as layered
 from nanoagent.tasks.evaluate import Outcome, diff_of, evaluate
 from nanoagent.toolcall import OPEN, BadArgumentsError, ToolCallError, UnknownToolError, parse
 
@@ -113,23 +113,9 @@ REWARDS = {"tests": tests_reward, "valid_calls": valid_calls_reward, "call_forma
 
 
 def check_weights(weights: dict, known=None, what: str = "reward", negative: bool = True) -> dict[str, float]:
-    """Weights by name (`known` names, default REWARDS); an unknown name, a weight that is not a finite number (or
-    below 0 with negative=False), or every weight 0 is a ValueError. `what` names what is weighed in messages."""
-    known = REWARDS if known is None else known
-    example = next(iter(known))
-    if not isinstance(weights, dict) or not weights:
-        raise ValueError(f"{what} weights must be a mapping like {{{example!r}: 1.0}}, got {weights!r}")
-    clean = {}
-    for name, w in weights.items():
-        if name not in known:
-            raise ValueError(f"unknown {what} {name!r}: use one of {', '.join(known)}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or (w < 0 and not negative):
-            raise ValueError(f"{what} weight for {name!r} is {w!r}: it must be a number"
-                             + ("" if negative else ", at least 0"))
-        clean[name] = float(w)
-    if not any(clean.values()):
-        raise ValueError(f"every {what} weight is 0: give at least one {what} a non-zero weight")
-    return clean
+    """Reward weights by name (`known`, default REWARDS): nanoagent.config.check_weights (a ConfigError, which is a
+    ValueError, names a bad entry)."""
+    return layered.check_weights(weights, REWARDS if known is None else known, what, negative)
 
 
 def combine(trajectories, tasks, weights: dict, **kw) -> tuple[list[float], dict[str, list[float]]]:
