@@ -78,6 +78,17 @@ def summarize(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -> dict:
             "auc": auc(calls, nones), "threshold": choose_threshold(rows, min_calls_kept)}
 
 
+def _model_folder(spec: str) -> Path | None:
+    """The local model folder a spec names (a run folder's model/; nanoagent.models.classify), else None."""
+    from nanoagent.models import ModelLoadError, classify
+
+    try:
+        found = classify(spec)
+    except ModelLoadError:
+        return None
+    return found.path if found.kind == "folder" else None
+
+
 def main(argv=None) -> int:
     try:
         cfg = parse_config(DecisionConfig, argv, description=__doc__.splitlines()[0])
@@ -93,7 +104,7 @@ def main(argv=None) -> int:
             if not [n for n in loaded if n == "valid" or n.startswith("valid:")]:
                 raise ConfigError("--save-threshold chooses the threshold on the validation split: add `valid` to "
                                   "--suites (never choose it on an eval suite)")
-            if cfg.model.lower().endswith(".gguf") or not Path(cfg.model).expanduser().is_dir():
+            if _model_folder(cfg.model) is None:
                 raise ConfigError(f"--save-threshold stores the threshold in a model folder; {cfg.model} is not one "
                                   "(choose it on the MLX model, then export: the GGUF carries it)")
     except (ConfigError, SuiteError) as e:
@@ -128,10 +139,8 @@ def main(argv=None) -> int:
             print("error: the validation sample needs items of both kinds (a call, no call) to choose a threshold; "
                   "raise --n", file=sys.stderr)
             return 2
-        from nanoagent.models import run_model_folder
-
         try:
-            where = save_threshold(run_model_folder(Path(cfg.model).expanduser()),
+            where = save_threshold(_model_folder(cfg.model),
                                    {**info, "chosen_on": "valid", "n": len(loaded[name]), "seed": cfg.seed})
         except ThresholdError as e:
             print(f"error: {e}", file=sys.stderr)

@@ -48,27 +48,15 @@ def _run_dir_of(folder: Path) -> Path | None:
 
 def resolve_source(spec: str | Path) -> Source:
     """The model folder for a spec, checked for a supported architecture; ExportError otherwise."""
-    from nanoagent.models import ModelLoadError, resolve_model_path, run_model_folder
+    from nanoagent.models import ModelLoadError, classify, resolve_model_path
 
     spec = str(spec)
-    path = Path(spec).expanduser()
-    run_dir = None
-    if path.is_dir() and not (path / "config.json").is_file():
-        if run_model_folder(path) != path:
-            run_dir, path = path, run_model_folder(path)
-        elif (path / "adapter_config.json").is_file() or (path / "adapters.safetensors").is_file():
-            raise ExportError(f"{spec} holds LoRA adapters, not a model: fuse them into the base model first "
-                              "(`mlx_lm.fuse`, or use the trainer's final RUN/model folder)")
-        else:
-            raise ExportError(f"{spec} is not a model folder (no config.json) nor a training run folder (no "
-                              "model/config.json). Give a run folder, an MLX/HF model folder, a .gguf or `embedded`.")
-    elif path.is_file() and path.suffix != ".gguf":
-        raise ExportError(f"{spec} is a file but not a .gguf model; give a model folder, a run folder or `embedded`")
     try:
-        folder = resolve_model_path(str(path) if path.exists() else spec)
+        found = classify(spec)
+        folder = resolve_model_path(spec)
     except ModelLoadError as e:
         raise ExportError(str(e)) from None
-    run_dir = run_dir or _run_dir_of(folder)
+    run_dir = found.run_dir or _run_dir_of(folder)
     try:
         config = json.loads((folder / "config.json").read_text())
     except (OSError, ValueError) as e:

@@ -104,18 +104,19 @@ def save_threshold(model_dir: str | Path, info: dict) -> Path:
 
 def stored_threshold(spec: str | Path) -> float | None:
     """The threshold stored with a model: a model or run folder's call_threshold.json, or a GGUF's metadata."""
-    path = Path(spec).expanduser()
-    if path.suffix.lower() == ".gguf" and path.is_file():
+    from nanoagent.models import ModelLoadError, classify
+
+    try:
+        found = classify(spec)
+    except ModelLoadError:
+        return None  # the model's loader says what is wrong with the spec
+    if found.kind == "gguf":
         from nanoagent.gguf_import import open_gguf
 
-        field = open_gguf(path).fields.get(GGUF_KEY)
-        return None if field is None else check_threshold(float(field.contents()), f"{path} ({GGUF_KEY})")
-    if not path.is_dir():
-        return None
-    from nanoagent.models import run_model_folder
-
-    file = run_model_folder(path) / FILE
-    if not file.is_file():
+        field = open_gguf(found.path).fields.get(GGUF_KEY)
+        return None if field is None else check_threshold(float(field.contents()), f"{found.path} ({GGUF_KEY})")
+    file = found.path / FILE if found.kind == "folder" else None
+    if file is None or not file.is_file():
         return None
     try:
         value = json.loads(file.read_text()).get("call_threshold")

@@ -6,6 +6,8 @@ Specs:
     /path/to/file.gguf      any llama-architecture GGUF, converted the same way
     /path/to/folder         a Hugging Face / MLX layout folder (config.json + safetensors + tokenizer), via mlx-lm
     owner/name              a Hugging Face Hub repo, downloaded by mlx-lm / huggingface_hub
+    runs/NAME               a training run folder: its final model/
+`classify(spec)` is the one reading of a spec (the agent backends add `embedded-gguf` and http(s) endpoints to it).
 
 The conversion cache lives in $NANOAGENT_CACHE or ~/.cache/nanoagent/models/<name>-<sha of the GGUF>/. It is built
 in a temporary folder and renamed into place only when complete, with a manifest of file sizes written last; a
@@ -25,10 +27,12 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
@@ -125,40 +129,69 @@ def converted_folder(gguf_path: str | Path, verbose: bool = True) -> Path:
     return folder
 
 
-def _looks_like_hub_id(spec: str) -> bool:
-    parts = spec.split("/")
-    return len(parts) == 2 and all(parts) and not spec.startswith((".", "/", "~"))
+SPEC_HELP = ("use `embedded`, `embedded-gguf`, a model folder, a training run folder, a .gguf file, an http(s):// "
+             "endpoint URL or a Hugging Face id like HuggingFaceTB/SmolLM2-135M-Instruct")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")  # owner/name, as the Hub spells repo ids
 
 
-def run_model_folder(path: str | Path) -> Path:
-    """A training run folder (no config.json, but a final `model/config.json`) stands for its model; any other
-    path is returned as it is. `runs/NAME` then works wherever a model folder does."""
-    path = Path(path).expanduser()
-    if path.is_dir() and not (path / "config.json").is_file() and (path / "model" / "config.json").is_file():
-        return path / "model"
-    return path
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a `--model` value names. `kind`: embedded | embedded-gguf | url | gguf | folder | hub. `path`: the GGUF
+    file or the model folder (a run folder's model/), for the local kinds; `run_dir`: the run folder it came from."""
+    kind: str
+    spec: str
+    path: Path | None = None
+    run_dir: Path | None = None
+
+
+def classify(spec: str | Path) -> ModelSpec:
+    """The one reading of a model spec, for every stage; a ModelLoadError that names the spec and lists the
+    accepted forms when it names nothing usable. Local paths are checked here; nothing is loaded or downloaded."""
+    spec = str(spec).strip()
+    if not spec:
+        raise ModelLoadError(f"model spec is empty: {SPEC_HELP}")
+    if spec in (EMBEDDED, "embedded-gguf"):
+        return ModelSpec(spec, spec)
+    if spec.startswith(("http://", "https://")):
+        return ModelSpec("url", spec)
+    path = Path(spec).expanduser()
+    if spec.lower().endswith(".gguf"):
+        if not path.is_file():
+            raise ModelLoadError(f"GGUF model {spec} not found (no such file): {SPEC_HELP}")
+        return ModelSpec("gguf", spec, path)
+    if path.is_dir():
+        folder = path if (path / "config.json").is_file() else path / "model"  # a run folder: its final model
+        if (folder / "config.json").is_file():
+            return ModelSpec("folder", spec, folder, path if folder != path else None)
+        if (path / "adapter_config.json").is_file() or (path / "adapters.safetensors").is_file():
+            raise ModelLoadError(f"{spec} holds LoRA adapters, not a model: fuse them into the base model first "
+                                 "(`mlx_lm.fuse`, or use the trainer's final RUN/model folder)")
+        raise ModelLoadError(f"{spec} is not a model folder (no config.json) nor a training run folder (no "
+                             f"model/config.json): {SPEC_HELP}")
+    if path.exists():
+        raise ModelLoadError(f"{spec} is a file but not a .gguf model: {SPEC_HELP}")
+    if _HUB_ID.match(spec):
+        return ModelSpec("hub", spec)
+    if os.sep in spec or spec.startswith((".", "~")):
+        raise ModelLoadError(f"model path {spec} not found (no such file or folder): {SPEC_HELP}")
+    raise ModelLoadError(f"unknown model spec {spec!r}: not a folder, a file, an endpoint URL or a Hub id; "
+                         f"{SPEC_HELP}")
 
 
 def resolve_model_path(spec: str | Path = EMBEDDED) -> Path:
     """The local HF/MLX folder for a spec (a training run folder means its model/), converting or downloading as
     needed."""
-    spec_str = str(spec)
-    if spec_str == EMBEDDED:
+    found = classify(spec)
+    if found.kind in (EMBEDDED, "embedded-gguf"):
         return converted_folder(embedded_gguf())
-    path = run_model_folder(spec_str)
-    if path.is_file() and path.suffix == ".gguf":
-        return converted_folder(path)
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelLoadError(f"{path} is a folder but not a model: it has no config.json. Give a model folder "
-                                 f"(config.json, *.safetensors, tokenizer files), a .gguf file, or {EMBEDDED!r}.")
-        return path
-    if path.suffix == ".gguf" or os.sep in spec_str and not _looks_like_hub_id(spec_str):
-        raise ModelLoadError(f"model path not found: {spec_str}")
-    if _looks_like_hub_id(spec_str):
-        return _download(spec_str)
-    raise ModelLoadError(f"unknown model spec {spec_str!r}: use {EMBEDDED!r} (the default, no download), a model "
-                         "folder, a .gguf file, or a Hugging Face repo id like owner/name")
+    if found.kind == "gguf":
+        return converted_folder(found.path)
+    if found.kind == "folder":
+        return found.path
+    if found.kind == "hub":
+        return _download(found.spec)
+    raise ModelLoadError(f"{found.spec} is an endpoint: it serves a model but has no weights to load here; give "
+                         f"a local model instead ({SPEC_HELP})")
 
 
 def _download(repo_id: str) -> Path:

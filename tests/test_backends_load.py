@@ -30,11 +30,12 @@ def test_folders_and_files(tmp_path, embedded_gguf):
 
 
 @pytest.mark.parametrize("make, match", [
-    (lambda p: str(p / "missing.gguf"), "does not exist"),
-    (lambda p: str(p), "neither a model folder"),
+    (lambda p: str(p / "missing.gguf"), "not found"),
+    (lambda p: str(p), "not a model folder"),
     (lambda p: (p / "notes.txt").write_text("x") and str(p / "notes.txt"), "not a .gguf"),
     (lambda p: "", "empty"),
-    (lambda p: "./no/such/thing", "not a folder, a file"),
+    (lambda p: "./no/such/thing", "not found"),
+    (lambda p: "no such thing", "not a folder, a file"),
 ])
 def test_bad_specs_say_what_to_use(tmp_path, make, match):
     with pytest.raises(BackendError, match=match) as e:

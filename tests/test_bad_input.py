@@ -130,7 +130,7 @@ MATRIX = [
     ("eval.toolcall", ["--model", "{B}/fake.gguf", "--suites", "simple_python@2"], "fake.gguf is not a readable"),
     ("eval.toolcall", ["--model", "{B}/trunc.gguf", "--suites", "simple_python@2"], "trunc.gguf is not a readable"),
     ("eval.toolcall", ["--model", "{B}/hollow", "--suites", "simple_python@2"], "hollow"),
-    ("eval.toolcall", ["--model", "{B}/empty", "--suites", "simple_python@2"], "empty is a folder but neither"),
+    ("eval.toolcall", ["--model", "{B}/empty", "--suites", "simple_python@2"], "empty is not a model folder"),
     ("eval.toolcall", ["--suites", "valid:{B}/bin.jsonl"], "bin.jsonl:1: not UTF-8"),
     ("eval.toolcall", ["--suites", "valid:{B}/badrec.jsonl"], "badrec.jsonl:1 is not a valid record"),
     ("eval.toolcall", ["--suites", "nosuch"], "unknown suite 'nosuch'"),

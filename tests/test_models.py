@@ -64,7 +64,7 @@ def test_damaged_cache_is_detected_and_rebuilt(cache, small_gguf, monkeypatch):
 
 
 def test_unknown_spec_names_the_default():
-    with pytest.raises(ModelLoadError, match="unknown model spec 'not a model'.*'embedded'"):
+    with pytest.raises(ModelLoadError, match="unknown model spec 'not a model'.*`embedded`"):
         resolve_model_path("not a model")
 
 

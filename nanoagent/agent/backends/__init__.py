@@ -22,43 +22,24 @@ Each backend module is imported only when asked for, so using one doesn't import
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from nanoagent.agent.backends.common import BackendError
-from nanoagent.models import run_model_folder
+from nanoagent.models import SPEC_HELP, ModelLoadError, classify
 
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-SPEC_HELP = ("use `embedded`, `embedded-gguf`, a model folder, a .gguf file, an http(s):// endpoint URL "
-             "or a Hugging Face id like HuggingFaceTB/SmolLM2-135M-Instruct")
+BACKEND_OF = {"embedded": "mlx", "folder": "mlx", "hub": "mlx", "embedded-gguf": "llamacpp", "gguf": "llamacpp",
+              "url": "openai"}
 
 
 def backend_kind(spec: str) -> str:
-    """Which backend a spec names: "mlx", "llamacpp" or "openai"; BackendError when it names none."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise BackendError(f"model spec {spec!r} is empty: {SPEC_HELP}")
-    spec = spec.strip()
-    if spec == "embedded":
-        return "mlx"
-    if spec == "embedded-gguf":
-        return "llamacpp"
-    if spec.startswith(("http://", "https://")):
-        return "openai"
-    path = Path(spec).expanduser()
-    if spec.lower().endswith(".gguf"):
-        if not path.is_file():
-            raise BackendError(f"GGUF model {spec} does not exist (or is not a file): {SPEC_HELP}")
-        return "llamacpp"
-    if path.is_dir():
-        if not (run_model_folder(path) / "config.json").is_file():
-            raise BackendError(f"{spec} is a folder but neither a model folder (no config.json) nor a training run "
-                               f"folder (no model/config.json): {SPEC_HELP}")
-        return "mlx"
-    if path.exists():
-        raise BackendError(f"{spec} is a file but not a .gguf model: {SPEC_HELP}")
-    if HUB_ID.match(spec) and not spec.startswith((".", "~")):
-        return "mlx"
-    raise BackendError(f"model {spec!r} is not a folder, a file, an endpoint URL or a Hub id: {SPEC_HELP}")
+    """Which backend a spec names (nanoagent.models.classify reads it): "mlx", "llamacpp" or "openai"; BackendError
+    when it names none."""
+    if not isinstance(spec, str):
+        raise BackendError(f"model spec {spec!r} is not a string: {SPEC_HELP}")
+    try:
+        return BACKEND_OF[classify(spec).kind]
+    except ModelLoadError as e:
+        raise BackendError(str(e)) from None
 
 
 def load_backend(spec: str = "embedded", **options):
