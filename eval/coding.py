@@ -33,6 +33,7 @@ from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
 from eval.results import label_for, new_run, save_run
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from nanoagent.suites import SuiteError, pick
+from nanoagent.tasks.attempt import run_task
 
 
 @dataclass
@@ -67,31 +68,6 @@ def agent_config(cfg: CodingConfig):
                        context_limit=cfg.context_limit, token_budget=cfg.token_budget, wall_time=cfg.wall_time,
                        command_timeout=cfg.command_timeout, temperature=cfg.temperature, seed=cfg.seed,
                        diff_every_step=False)
-
-
-def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | Path | None = None) -> list[dict]:
-    """`samples` agent runs on one task, each judged by `evaluate(task, trajectory)`; one row per run."""
-    from nanoagent.tasks.attempt import attempt
-    from nanoagent.tasks.rewards import turn_validity
-
-    paths = [Path(traj_dir) / f"{task.id}.{i}.json" for i in range(samples)] if traj_dir else None
-    trajs = attempt(backend, task, config, n=samples, paths=paths)
-    rows = []
-    for i, traj in enumerate(trajs):
-        valid_turns, counted_turns = turn_validity(traj)
-        try:
-            outcome = evaluate(task, traj)
-            success = bool(outcome.success)
-            detail = outcome.to_dict() if hasattr(outcome, "to_dict") else {}
-        except Exception as e:  # a judge failure is recorded on the row, never a crash of the whole eval
-            success, detail = False, {"error": f"evaluate failed: {type(e).__name__}: {e}"}
-        rows.append({"task": task.id, "sample": i, "success": success, "exit_status": traj.exit_status,
-                     "exit_message": traj.exit_message[:300], "turns": len(traj.steps),
-                     "valid_call_turns": valid_turns, "counted_turns": counted_turns,
-                     "completion_tokens": traj.tokens["completion"], "prompt_tokens": traj.tokens["prompt"],
-                     "seconds": traj.seconds, "diff_lines": len(traj.diff.splitlines()),
-                     "error": (detail.get("error") or "")[:300], "patch_applied": detail.get("patch_applied")})
-    return rows
 
 
 def split_already_passing(tasks: list, evaluate) -> tuple[list, list]:

@@ -135,3 +135,19 @@ def test_the_report_shows_the_valid_call_rate_and_a_dash_for_older_files():
             for label, m in (("new", metrics | {"valid_call_rate": 0.25}), ("old", metrics))]
     new, old = coding_table(runs).splitlines()[2:]
     assert "| 25.0 |" in new and "| - |" in old
+
+
+def test_grpo_policy_eval_runs_tasks_as_eval_coding_does(task):
+    """train.grpo's held-out eval goes through the same run_task; a run that fails to finish scores 0 there."""
+    from train.grpo_config import GRPOConfig
+    from train.grpo_rollout import evaluate_policy
+
+    class Broken(ScriptedBackend):
+        def complete(self, *a, **k):
+            raise RuntimeError("backend down")
+
+    good = evaluate_policy(ScriptedBackend([FIX, "Fixed."]), [task], GRPOConfig(max_turns=3))
+    assert (good["test_pass_rate"], good["valid_call_rate"]) == (1.0, 1.0)
+    assert good["rows"][0]["exit_status"] == "answered"
+    bad = evaluate_policy(Broken([]), [task], GRPOConfig(max_turns=3))
+    assert (bad["test_pass_rate"], bad["valid_call_rate"]) == (0.0, 0.0) and bad["rows"][0]["exit_status"] != "answered"

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from nanoagent.agent.loop import AgentConfig, ExitStatus
-from nanoagent.tasks.attempt import attempt
+from nanoagent.tasks.attempt import attempt, run_task
 from nanoagent.tasks.evaluate import evaluate
 from nanoagent.tasks.rewards import REWARDS, combine
 
@@ -113,16 +113,19 @@ def coding_group(backend, task, cfg, seed: int, first_rollout: int = 0) -> Group
 
 
 def evaluate_policy(backend, tasks, cfg, seed: int = 0) -> dict:
-    """Greedy single rollouts on `tasks`: valid-tool-call rate, test pass rate, per task details."""
+    """Greedy single rollouts on `tasks` (nanoagent.tasks.attempt.run_task, as eval.coding runs them), scored as
+    the rewards score them: a run that crashed or ran out of time passes nothing and makes no valid call."""
     rows = []
     start = time.perf_counter()
     for task in tasks:
-        trajs, error = rollout_group(backend, task, cfg, seed, n=1, greedy=True)
-        s = score_group(trajs, task, {"tests": 1.0})
-        t = trajs[0]
-        rows.append({"task": task.id, "passed": s["parts"]["tests"][0], "valid_calls": s["parts"]["valid_calls"][0],
-                     "turns": len(t.steps) if t else 0, "exit_status": t.exit_status if t else "crashed",
-                     "error": error})
+        try:
+            run = run_task(backend, task, evaluate, agent_config(cfg, seed, greedy=True))[0]
+        except Exception as e:  # never let one task end the run
+            run = {"exit_status": "crashed", "turns": 0, "error": f"{type(e).__name__}: {e}"}
+        ok = run["exit_status"] not in (*FAILED, "crashed")
+        rows.append({"task": task.id, "passed": float(ok and run["success"]),
+                     "valid_calls": run["valid_call_turns"] / run["counted_turns"] if ok and run["counted_turns"]
+                     else 0.0, "turns": run["turns"], "exit_status": run["exit_status"], "error": run["error"]})
     n = max(len(rows), 1)
     return {"tasks": len(rows), "test_pass_rate": sum(r["passed"] for r in rows) / n,
             "valid_call_rate": sum(r["valid_calls"] for r in rows) / n,

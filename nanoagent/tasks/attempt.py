@@ -6,6 +6,11 @@ eval.coding (judging each run) and GRPO's coding rollouts (rewarding them) both 
     trajs = attempt(backend, task, config, paths=["t0.json", "t1.json"])  # each trajectory saved as it goes
 
 Every trajectory's meta names the task (`task`); runs of a group are numbered (`rollout`).
+
+    rows = run_task(backend, task, evaluate, config, samples=4)           # runs judged: one row each
+
+`run_task` is the one agent-on-a-task evaluation: eval.coding reports its rows, GRPO's held-out policy eval
+(train/grpo_rollout.evaluate_policy) scores them as its rewards would.
 """
 
 from __future__ import annotations
@@ -32,3 +37,27 @@ def attempt(backend, task, config: AgentConfig, n: int = 1, paths: list[str | Pa
     finally:
         for ws in spaces:
             ws.close()
+
+
+def run_task(backend, task, evaluate, config, samples: int = 1, traj_dir: str | Path | None = None) -> list[dict]:
+    """`samples` agent runs on one task, each judged by `evaluate(task, trajectory)`; one row per run."""
+    from nanoagent.tasks.rewards import turn_validity
+
+    paths = [Path(traj_dir) / f"{task.id}.{i}.json" for i in range(samples)] if traj_dir else None
+    trajs = attempt(backend, task, config, n=samples, paths=paths)
+    rows = []
+    for i, traj in enumerate(trajs):
+        valid_turns, counted_turns = turn_validity(traj)
+        try:
+            outcome = evaluate(task, traj)
+            success = bool(outcome.success)
+            detail = outcome.to_dict() if hasattr(outcome, "to_dict") else {}
+        except Exception as e:  # a judge failure is recorded on the row, never a crash of the whole eval
+            success, detail = False, {"error": f"evaluate failed: {type(e).__name__}: {e}"}
+        rows.append({"task": task.id, "sample": i, "success": success, "exit_status": traj.exit_status,
+                     "exit_message": traj.exit_message[:300], "turns": len(traj.steps),
+                     "valid_call_turns": valid_turns, "counted_turns": counted_turns,
+                     "completion_tokens": traj.tokens["completion"], "prompt_tokens": traj.tokens["prompt"],
+                     "seconds": traj.seconds, "diff_lines": len(traj.diff.splitlines()),
+                     "error": (detail.get("error") or "")[:300], "patch_applied": detail.get("patch_applied")})
+    return rows
