@@ -11,6 +11,7 @@ sigmoid against `swiglu_grad`). Writes bench/results/native_grads.json. Left out
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 
@@ -32,7 +33,8 @@ def median_ms(f, n: int = 5) -> float:
     return round(statistics.median(times) * 1000, 2)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    argparse.ArgumentParser(prog="python -m bench.native_grads", description=__doc__.split("\n\n")[0]).parse_args(argv)
     ops = native.load()
     if ops is None:
         raise SystemExit(f"the native ops are not built here: run `{native.BUILD_COMMAND}`")

@@ -14,6 +14,7 @@ Left out: near-identical names (`calc_factorial`): name decontamination is exact
 
 from __future__ import annotations
 
+import argparse
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -49,10 +50,12 @@ def free_name(name: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
     raise ValueError(f"no free name for {name!r}")
 
 
-def main(argv: list[str]) -> int:
-    if argv != ["--write"]:
-        print("usage: python -m data_recipes.synthetic.reserved --write   (rewrites reserved_names.txt from bfcl-eval)")
-        return 2
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m data_recipes.synthetic.reserved",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", required=True,
+                        help="rewrite reserved_names.txt from the BFCL files in bfcl-eval")
+    parser.parse_args(argv)
     from nanoagent.bfcl_data import load
     from nanoagent.suites import BFCL_SUITES
 
@@ -63,4 +66,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
