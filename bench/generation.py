@@ -117,8 +117,7 @@ def single_stream(backend, reset, messages, tools, n: int) -> dict:
 
 
 def main(argv=None) -> int:
-    cfg = layered.load(GenerationBenchConfig, argv,
-                       layered.build_parser(GenerationBenchConfig, __doc__.split("\n\n")[0]))
+    cfg = layered.load(GenerationBenchConfig, argv, description=__doc__.split("\n\n")[0])
     out = ROOT / cfg.out
     layered.save_resolved(cfg, out.with_name(out.stem + ".config.json"))
 

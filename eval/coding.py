@@ -26,11 +26,11 @@ import sys
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
+from eval.config import ConfigError, EvalConfig, load_eval_backend
 from eval.results import label_for, new_run, save_run
+from nanoagent import config as layered
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from nanoagent.suites import SuiteError, pick
 from nanoagent.tasks.attempt import run_task
@@ -99,7 +99,7 @@ def summarize(rows: list[dict], samples: int, seconds: float, n_boot: int = BOOT
 
 def main(argv=None) -> int:
     try:
-        cfg = parse_config(CodingConfig, argv, description="Coding-task eval: the agent on repo-local tasks")
+        cfg = layered.load(CodingConfig, argv, description="Coding-task eval: the agent on repo-local tasks")
         check_config(cfg)
         from nanoagent.tasks import TaskError, evaluate, load_tasks
 

@@ -1,6 +1,6 @@
 """Layered config for the eval commands: a dataclass's defaults < a YAML file (--config) < command-line flags.
 
-    cfg = parse_config(ToolcallConfig, argv, description="...")
+    cfg = layered.load(ToolcallConfig, argv, description="...")      # nanoagent.config, as every stage
 
 Every dataclass field becomes a flag (`--max-tokens 64`; booleans as `--flag/--no-flag`; lists comma-separated).
 A flag left off never overrides the YAML ("not given" is not "false"). An unknown YAML key is an error naming the
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nanoagent import config as layered
 from nanoagent.config import ConfigError
 from nanoagent.stats import BOOTSTRAP_SAMPLES
 
-__all__ = ["ConfigError", "EvalConfig", "load_eval_backend", "parse_config"]
+__all__ = ["ConfigError", "EvalConfig", "load_eval_backend"]
 
 
 @dataclass
@@ -46,10 +45,6 @@ class EvalConfig:
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
     bootstrap_samples: int = BOOTSTRAP_SAMPLES
-
-
-def parse_config(cls, argv=None, description: str = ""):
-    return layered.load(cls, argv, layered.build_parser(cls, description))
 
 
 def load_eval_backend(cfg):

@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, parse_config
+from eval.config import ConfigError
+from nanoagent import config as layered
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 from nanoagent.atomic import write_json
 from nanoagent.call_threshold import (MIN_CALLS_KEPT, ThresholdError, call_probabilities, choose_threshold,
@@ -91,7 +92,7 @@ def _model_folder(spec: str) -> Path | None:
 
 def main(argv=None) -> int:
     try:
-        cfg = parse_config(DecisionConfig, argv, description=__doc__.splitlines()[0])
+        cfg = layered.load(DecisionConfig, argv, description=__doc__.splitlines()[0])
         if not 0.0 <= cfg.min_calls_kept <= 1.0:
             raise ConfigError(f"--min-calls-kept must be a share between 0 and 1, got {cfg.min_calls_kept}")
         if cfg.n < 0:

@@ -51,8 +51,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, EvalConfig, load_eval_backend, parse_config
+from eval.config import ConfigError, EvalConfig, load_eval_backend
 from eval.results import label_for, new_run, save_run
+from nanoagent import config as layered
 from nanoagent.scoring import at_threshold, run_suite, summarize
 from nanoagent.suites import SuiteError, expand_suites, load_suite, split_limit
 
@@ -178,7 +179,8 @@ def resumed_run(cfg, suites: dict[str, list[str]]) -> dict | None:
 
 def main(argv=None) -> int:
     try:
-        cfg = parse_config(ToolcallConfig, argv, description="Tool-calling eval (BFCL offline + validation split)")
+        cfg = layered.load(ToolcallConfig, argv,
+                           description="Tool-calling eval (BFCL offline + validation split)")
         suites = expand_suites(cfg.suites)
         loaded = {}
         for spec in suites:  # every data file is read (and checked) before the model loads

@@ -50,8 +50,7 @@ def check_output(out: str | Path) -> Path:
 
 
 def parse_args(argv=None) -> ExportConfig:
-    parser = layered.build_parser(ExportConfig, __doc__.split("\n")[0], "python -m export.gguf")
-    return layered.load(ExportConfig, argv, parser)
+    return layered.load(ExportConfig, argv, description=__doc__.split("\n")[0], prog="python -m export.gguf")
 
 
 def verdict(report: dict, cfg: ExportConfig) -> list[str]:

@@ -79,8 +79,7 @@ def upload(folder: Path, cfg: HubConfig, say=print) -> str:
 
 
 def parse_args(argv=None) -> HubConfig:
-    parser = layered.build_parser(HubConfig, __doc__.split("\n")[0], "python -m export.hub")
-    return layered.load(HubConfig, argv, parser)
+    return layered.load(HubConfig, argv, description=__doc__.split("\n")[0], prog="python -m export.hub")
 
 
 def release(cfg: HubConfig, say=print) -> dict:

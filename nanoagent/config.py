@@ -213,9 +213,10 @@ def build_parser(cls, description: str = "", prog: str | None = None, choices: d
 
 
 def load(cls, argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None,
-         parsers: dict[str, Callable] | None = None):
-    """Parse `argv` with `parser` (default: `build_parser(cls)`), then resolve defaults < `--config` < flags."""
-    args = vars((parser or build_parser(cls)).parse_args(argv))
+         parsers: dict[str, Callable] | None = None, description: str = "", prog: str | None = None):
+    """Parse `argv` with `parser` (default: `build_parser(cls, description, prog)`), then resolve defaults <
+    `--config` < flags."""
+    args = vars((parser or build_parser(cls, description, prog)).parse_args(argv))
     return resolve(cls, args.pop("config", None), args, parsers)
 
 

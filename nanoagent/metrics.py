@@ -4,6 +4,7 @@ through `read_metrics`.
 
     log = MetricsLog(run_dir / "metrics.jsonl")
     log.resume_at(step)                       # a resumed run: drop lines of steps after its checkpoint
+    log.keep(lambda r: r["kind"] != "val")    # rewrite with only the lines a test accepts
     log.write("train", {"step": 3, "loss": 0.41})
     rows = read_metrics(path, "valid")        # the validation lines, in order ([] when there is no file)
     rows, broken = read_metrics(path, with_broken=True)   # and the numbers of lines that are not JSON objects
@@ -33,9 +34,12 @@ class MetricsLog:
 
     def resume_at(self, step: int) -> None:
         """Keep only the lines of steps up to `step` (the checkpoint the run resumes from)."""
+        self.keep(lambda r: r.get("step", 0) <= step)
+
+    def keep(self, wanted) -> None:
+        """Rewrite the file (atomically) with only the lines `wanted(row)` accepts."""
         if self.enabled and self.path.exists():
-            rows = read_metrics(self.path)
-            write_text(self.path, "".join(json.dumps(r) + "\n" for r in rows if r.get("step", 0) <= step))
+            write_text(self.path, "".join(json.dumps(r) + "\n" for r in read_metrics(self.path) if wanted(r)))
 
 
 def read_metrics(path: str | Path, kind: str | None = None, with_broken: bool = False):

@@ -21,6 +21,13 @@ def mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def std(values) -> float | None:
+    """The population standard deviation (None for no values)."""
+    values = list(values)
+    m = mean(values)
+    return (sum((x - m) ** 2 for x in values) / len(values)) ** 0.5 if values else None
+
+
 def bootstrap_ci(values, *, samples: int = BOOTSTRAP_SAMPLES, level: float = 0.95,
                  seed: int = 0) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the mean of `values` (0/1 outcomes or scores); None when empty."""

@@ -240,6 +240,33 @@ def test_metrics_log_reads_round_and_drops_lost_steps(tmp_path):
     assert not (tmp_path / "other.jsonl").exists() and read_metrics(tmp_path / "other.jsonl") == []
 
 
+def test_both_trainers_report_through_one_reporter(tmp_path, capsys):
+    """train.report.RunReporter writes DFT's lines and GRPO's (GRPOReporter: kind `val`, its own bar fields); a run
+    that starts from step 0 keeps nothing of an earlier attempt, a resumed one keeps the lines up to its step."""
+    from nanoagent.metrics import read_metrics
+    from train.grpo_report import GRPOReporter
+    from train.report import RunReporter
+    from train.trainer import TrainState
+
+    old = RunReporter(tmp_path, 4, show=False)
+    old.on_start(TrainState())
+    old.on_eval({"step": 0, "val_loss": 0.9, "val_ce": 0.9})
+    old.on_step({"step": 1, "loss": 0.5, "tokens_per_s": 9.0, "lr": 1e-4, "peak_mem_gb": 1.0})
+    assert "step 0: val_loss 0.9000" in capsys.readouterr().out  # printed without a bar too
+    RunReporter(tmp_path, 4, show=False).on_start(TrainState())
+    assert read_metrics(tmp_path / "metrics.jsonl") == []
+    grpo = GRPOReporter(tmp_path, 4, show=False)
+    grpo.on_start(TrainState())
+    grpo.on_eval({"step": 0, "val_score": 0.6, "val_call_accuracy": 0.5, "val_no_call_accuracy": None, "best": True})
+    grpo.on_step({"step": 1, "reward_mean": 0.2, "zero_adv_share": 0.5, "test_pass_rate": None})
+    grpo.on_step({"step": 2, "reward_mean": 0.3, "zero_adv_share": 0.4})
+    assert grpo.postfix({"reward_mean": 0.3, "zero_adv_share": 0.4, "test_pass_rate": 1.0})["passed"] == "1.00"
+    assert "balanced accuracy 0.600 (calls 0.500, no call 0.000) (best so far)" in capsys.readouterr().out
+    GRPOReporter(tmp_path, 4, show=False).on_start(TrainState(step=1, resumed_from="ckpt"))
+    assert [(r["kind"], r["step"]) for r in read_metrics(tmp_path / "metrics.jsonl")] == \
+        [("val", 0), ("train", 1), ("resume", 1)]
+
+
 def test_a_setting_the_saved_run_lacks_counts_as_its_default():
     """A run saved before decision_weight existed trained with weight 1: giving 5 on resume is a change, refused."""
     import dataclasses

@@ -52,6 +52,7 @@ from train.grpo_config import FAMILIES, GRPOConfig, load_grpo_config, resume_set
 from train.grpo_engine import LlamaCppRollouts, engine_for, relogprob
 from nanoagent import config as layered
 from nanoagent.atomic import write_json
+from nanoagent.stats import mean, std
 from nanoagent.tasks.toolcall_rewards import no_call_expected
 
 
@@ -170,15 +171,6 @@ def family_metrics(groups, cfg) -> dict:
     return out
 
 
-def mean(xs) -> float | None:
-    return sum(xs) / len(xs) if xs else None
-
-
-def std(xs) -> float | None:
-    m = mean(xs)
-    return (sum((x - m) ** 2 for x in xs) / len(xs)) ** 0.5 if xs else None
-
-
 def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_dir, ref_model=None,
                engine=None) -> dict:
     """One step: pick the groups (pick_groups), roll out and score each by its family, save the rollouts, update.
@@ -262,12 +254,10 @@ def validate_step(backend, model, tasks, cfg: GRPOConfig, run_dir: Path, step: i
     return info
 
 
-def reset_validation(run_dir: Path, metrics_path: Path, step: int) -> bool:
+def reset_validation(run_dir: Path, metrics, step: int) -> bool:
     """Before the first step of this session: a new run (step 0) drops an earlier run's best/ and val/; a resumed one
     drops best weights saved after the checkpoint it resumes from (that training is undone), with the validation
     line of the resumed step. Returns True when that step must be validated again."""
-    from nanoagent.atomic import write_text
-    from nanoagent.metrics import read_metrics
     from train.checkpoint import best_state
 
     if step == 0:
@@ -280,8 +270,7 @@ def reset_validation(run_dir: Path, metrics_path: Path, step: int) -> bool:
     print(f"the best weights in {run_dir / 'best'} are from step {best['step']}, after the checkpoint this run "
           f"resumes from (step {step}): they are dropped, and step {step} is validated again", flush=True)
     shutil.rmtree(run_dir / "best")
-    kept = [r for r in read_metrics(metrics_path) if not (r.get("kind") == "val" and r.get("step") == step)]
-    write_text(metrics_path, "".join(json.dumps(r) + "\n" for r in kept))
+    metrics.keep(lambda r: not (r.get("kind") == "val" and r.get("step") == step))
     return True
 
 
@@ -300,15 +289,15 @@ def load_pools(cfg: GRPOConfig) -> dict[str, list]:
 
 def run(cfg: GRPOConfig) -> dict:
     import mlx.core as mx
-    from tqdm import tqdm
 
-    from nanoagent.metrics import MetricsLog
     from nanoagent.models import load, resolve_model_path
     from nanoagent.tasks import load_tasks
     from train.checkpoint import fingerprint, load_best, load_checkpoint, save_checkpoint
+    from train.grpo_report import GRPOReporter
+    from train.trainer import TrainState
     from train.grpo_rollout import evaluate_policy
     from train.grpo_toolcall import hold_out
-    from train.trainer import build_optimizer, compiled_update
+    from train.trainer import build_optimizer, compiled_update, method_of
     from train.tuning import prepare, save_final
 
     pools = load_pools(cfg)  # TaskError before any model loads
@@ -351,10 +340,8 @@ def run(cfg: GRPOConfig) -> dict:
     n_trainable = prepare(model, cfg)
     total_updates = cfg.steps * cfg.inner_steps
     optimizer = build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": total_updates}))
-    method = {"fine_tune": cfg.fine_tune, **({"lora_rank": cfg.lora_rank, "lora_layers": cfg.lora_layers,
-                                              "lora_keys": cfg.lora_keys} if cfg.fine_tune == "lora" else {})}
-    fp = fingerprint(model, method)
-    step = 0
+    fp = fingerprint(model, method_of(cfg))
+    step, restored = 0, None
     if cfg.resume:
         restored = load_checkpoint(run_dir, model, optimizer, fp)
         if restored:
@@ -378,10 +365,10 @@ def run(cfg: GRPOConfig) -> dict:
                  **({"rollout_sync": engine.mode} if engine is not None else {}),
                  "trainable_parameters": n_trainable, "training_tasks": {f: len(p) for f, p in pools.items()}}
     layered.save_resolved(cfg, run_dir / "config.yaml")
-    metrics = MetricsLog(run_dir / "metrics.jsonl")
-    metrics.resume_at(step if step else -1)  # drop lines of steps a killed run did after its last checkpoint
-    revalidate = reset_validation(run_dir, metrics.path, step) and bool(val_tasks)
-    bar = tqdm(total=cfg.steps, initial=step, desc="grpo", unit="step", dynamic_ncols=True, disable=not cfg.progress)
+    reporter = GRPOReporter(run_dir, cfg.steps, show=cfg.progress)
+    # drops the lines of steps a killed run did after its last checkpoint
+    reporter.on_start(TrainState(step=step, resumed_from=restored["path"] if restored else None))
+    revalidate = reset_validation(run_dir, reporter.log, step) and bool(val_tasks)
     rollout_s = update_s = 0.0
 
     def validation(at: int) -> None:
@@ -392,10 +379,7 @@ def run(cfg: GRPOConfig) -> dict:
             val = validate_step(engine.backend if engine is not None else backend, model, val_tasks, cfg, run_dir, at)
         finally:
             model.train()
-        metrics.write("val", val)
-        best = " (best so far)" if val.get("best") else ""
-        print(f"\nvalidation at step {at}: balanced accuracy {val['val_score']:.3f} (calls "
-              f"{val['val_call_accuracy'] or 0:.3f}, no call {val['val_no_call_accuracy'] or 0:.3f}){best}", flush=True)
+        reporter.on_eval(val)
 
     try:
         if val_tasks and (step == 0 or revalidate):
@@ -405,22 +389,18 @@ def run(cfg: GRPOConfig) -> dict:
             step += 1
             rollout_s += info["rollout_s"]
             update_s += info["update_s"]
-            metrics.write("train", info)
-            bar.update(1)
-            shown = (("call", "reward_toolcall_correct_mean"), ("passed", "test_pass_rate"))
-            bar.set_postfix(reward=f"{info['reward_mean']:.2f}", zero=f"{info['zero_adv_share']:.2f}", refresh=False,
-                            **{k: f"{info[m]:.2f}" for k, m in shown if info.get(m) is not None})
+            reporter.on_step(info)
             if val_tasks and (step % cfg.val_every == 0 or step == cfg.steps):
                 validation(step)  # before the checkpoint: a resume from it does not repeat a missed one
             if cfg.save_every and (step % cfg.save_every == 0 or step == cfg.steps):
                 path = save_checkpoint(run_dir, model, optimizer, {"step": step}, fp, keep=cfg.keep_checkpoints)
-                metrics.write("checkpoint", {"step": step, "path": str(path)})
+                reporter.on_checkpoint({"step": step, "path": str(path)})
     finally:
         if engine is not None:  # a copy of the policy for rollouts only (model/ below is the result), even on a kill
             engine.close()
             for f in engine.folder.glob("*.gguf*"):
                 f.unlink(missing_ok=True)
-    bar.close()
+    reporter.on_end(None)
     best = load_best(run_dir, model) if val_tasks and cfg.keep_best else None
     if best:
         last = "the last step" if best["step"] == step else f"not those of the last, step {step}"
@@ -436,7 +416,7 @@ def run(cfg: GRPOConfig) -> dict:
     if cfg.plot:
         from train.grpo_report import plot
 
-        plot(metrics.path, run_dir / "grpo.png")
+        plot(reporter.log.path, run_dir / "grpo.png")
     summary = {"steps": step, "model": str(final), "start_model": spec, "rollout_s_this_session": round(rollout_s, 2),
                "update_s_this_session": round(update_s, 2),
                "rollout_share": rollout_s / max(rollout_s + update_s, 1e-9),

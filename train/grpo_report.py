@@ -1,5 +1,7 @@
-"""The GRPO run's plot: `grpo.png` from `metrics.jsonl` (rewards per family and part, rates, signal, time).
+"""What a GRPO run shows and leaves behind: its bar and metrics lines (GRPOReporter, train.report's RunReporter with
+GRPO's figures), and the plot `grpo.png` from `metrics.jsonl` (rewards per family and part, rates, signal, time).
 
+    reporter = GRPOReporter(run_dir, cfg.steps, show=cfg.progress)
     plot(run_dir / "metrics.jsonl", run_dir / "grpo.png")
 
 Left out: interactive dashboards (the JSONL is the record; this is a glance).
@@ -10,6 +12,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from nanoagent.metrics import read_metrics
+from train.report import RunReporter
+
+
+class GRPOReporter(RunReporter):
+    """Train lines show the mean reward, the share of groups with no signal and, where the step had them, the
+    tool-call accuracy and the test pass rate; validation lines are kind `val` (balanced accuracy on held-out
+    tool-call tasks, not DFT's cross-entropy)."""
+    desc, eval_kind = "grpo", "val"
+
+    def postfix(self, info: dict) -> dict:
+        shown = (("call", "reward_toolcall_correct_mean"), ("passed", "test_pass_rate"))
+        return {"reward": f"{info['reward_mean']:.2f}", "zero": f"{info['zero_adv_share']:.2f}",
+                **{k: f"{info[m]:.2f}" for k, m in shown if info.get(m) is not None}}
+
+    def eval_message(self, info: dict) -> str:
+        best = " (best so far)" if info.get("best") else ""
+        return (f"validation at step {info['step']}: balanced accuracy {info['val_score']:.3f} (calls "
+                f"{info['val_call_accuracy'] or 0:.3f}, no call {info['val_no_call_accuracy'] or 0:.3f}){best}")
 
 
 def plot(metrics_path: Path, out: Path) -> None:

@@ -18,6 +18,10 @@ from train.trainer import Callback
 
 
 class RunReporter(Callback):
+    """The bar, the metrics lines and the validation message of a run. A trainer whose steps report other figures
+    (train.grpo_report.GRPOReporter) overrides `desc`, `eval_kind`, `postfix` and `eval_message`."""
+    desc, eval_kind = "train", "valid"
+
     def __init__(self, run_dir, total_steps: int, show: bool = True, rank: int = 0):
         self.log = MetricsLog(Path(run_dir) / "metrics.jsonl", enabled=rank == 0)
         self.total, self.show, self.rank = total_steps, show, rank
@@ -27,25 +31,34 @@ class RunReporter(Callback):
         self.log.write(kind, info)
 
     def on_start(self, state):
-        self.log.resume_at(state.step)
+        self.log.resume_at(state.step if state.step else -1)  # a run from step 0 keeps nothing of an earlier one
         if state.resumed_from:
             self.write("resume", {"step": state.step, "from": state.resumed_from})
         if self.show and self.rank == 0:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.total, initial=state.step, desc="train", unit="step", dynamic_ncols=True)
+            self.bar = tqdm(total=self.total, initial=state.step, desc=self.desc, unit="step", dynamic_ncols=True)
+
+    def postfix(self, info: dict) -> dict:
+        return {"loss": f"{info['loss']:.3f}", "tok_s": f"{info['tokens_per_s']:.0f}", "lr": f"{info['lr']:.2e}",
+                "mem": f"{info['peak_mem_gb']:.2f}GB"}
+
+    def eval_message(self, info: dict) -> str:
+        return f"step {info['step']}: val_loss {info['val_loss']:.4f} (ce {info['val_ce']:.4f})"
 
     def on_step(self, info):
         self.write("train", info)
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix(loss=f"{info['loss']:.3f}", tok_s=f"{info['tokens_per_s']:.0f}",
-                                 lr=f"{info['lr']:.2e}", mem=f"{info['peak_mem_gb']:.2f}GB", refresh=False)
+            self.bar.set_postfix(**self.postfix(info), refresh=False)
 
     def on_eval(self, info):
-        self.write("valid", info)
-        if self.bar is not None:
-            self.bar.write(f"step {info['step']}: val_loss {info['val_loss']:.4f} (ce {info['val_ce']:.4f})")
+        self.write(self.eval_kind, info)
+        if self.rank == 0:
+            if self.bar is not None:
+                self.bar.write(self.eval_message(info))
+            else:
+                print(self.eval_message(info), flush=True)
 
     def on_checkpoint(self, info):
         self.write("checkpoint", info)

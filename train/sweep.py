@@ -38,7 +38,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from nanoagent.atomic import write_json, write_text
 from nanoagent.config import from_dict, read_yaml_mapping
