@@ -1,6 +1,6 @@
 """MLX float32 matmul speed on this CPU with and without the OpenBLAS preload, against numpy, in one run.
 
-    python -m bench.blas [--repeats 5]
+    python -m bench.blas [--repeats 5] [--name blas]
 
 Each MLX variant runs in its own subprocess (the BLAS library is chosen when MLX is first imported):
 `NANOAGENT_OPENBLAS=off` gives MLX's bundled reference BLAS, the default gives nanoagent's OpenBLAS preload.
@@ -65,6 +65,7 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--name", default="blas", help="result file: bench/results/NAME.json (default blas)")
     args = parser.parse_args(argv)
     numpy_res = numpy_rate(args.repeats)
     fixed = mlx_rate(True, args.repeats)
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
               "ratio_mlx_openblas_to_numpy": round(fixed["gflops"] / numpy_res["gflops"], 3),
               "ratio_mlx_reference_to_numpy": round(reference["gflops"] / numpy_res["gflops"], 3),
               "speedup_from_fix": round(fixed["gflops"] / reference["gflops"], 1), "target_ratio": 0.5}
-    path = write_result("blas", result)
+    path = write_result(args.name, result)
     print(f"numpy {numpy_res['gflops']} GFLOP/s | MLX+OpenBLAS {fixed['gflops']} | MLX reference BLAS "
           f"{reference['gflops']} | ratio to numpy {result['ratio_mlx_openblas_to_numpy']} -> {path}")
     return 0
