@@ -2,7 +2,7 @@
 
 Run:
     python -m data_recipes.build                                   # data_recipes/recipes/default.yaml
-    python -m data_recipes.build --recipe data_recipes/recipes/fixtures.yaml --out data/fx --seed 1
+    python -m data_recipes.build --config data_recipes/recipes/fixtures.yaml --out data/fx --seed 1
     python -m data_recipes.build --offline --set filters.max_tokens=1024 --set sources.xlam.rows=100
 
 From Python (the trainer): `build(recipe=None, **overrides) -> Path` (overrides as in `--set`, dotted keys or

@@ -235,7 +235,7 @@ def main(argv=None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m nanoagent.models",
-                                description="Resolve a model spec (embedded, a folder, a .gguf, a Hub id) to a "
+                                description="Resolve a model spec (embedded, a folder, a run folder, a .gguf, a Hub id) to a "
                                             "checked MLX model folder and print it.")
     p.add_argument("spec", nargs="?", default=EMBEDDED, help=f"model spec (default {EMBEDDED})")
     args = p.parse_args(argv)
