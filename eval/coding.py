@@ -33,7 +33,7 @@ from eval.results import label_for, new_run, save_run
 from nanoagent import config as layered
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from nanoagent.suites import SuiteError, pick
-from nanoagent.tasks.attempt import run_task
+from nanoagent.tasks.attempt import agent_config, run_task
 
 
 @dataclass
@@ -59,15 +59,6 @@ def check_config(cfg: CodingConfig) -> None:
                           "pass --temperature 0.7 (or another value > 0)")
     if cfg.max_turns < 1 or cfg.max_tokens_per_turn < 1:
         raise ConfigError("max_turns and max_tokens_per_turn must be >= 1")
-
-
-def agent_config(cfg: CodingConfig):
-    from nanoagent.agent.loop import AgentConfig
-
-    return AgentConfig(max_turns=cfg.max_turns, max_tokens_per_turn=cfg.max_tokens_per_turn,
-                       context_limit=cfg.context_limit, token_budget=cfg.token_budget, wall_time=cfg.wall_time,
-                       command_timeout=cfg.command_timeout, temperature=cfg.temperature, seed=cfg.seed,
-                       diff_every_step=False)
 
 
 def split_already_passing(tasks: list, evaluate) -> tuple[list, list]:

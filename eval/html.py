@@ -111,18 +111,6 @@ def read_json(path: Path, problems: list[str]):
         return None
 
 
-def read_jsonl(path: Path) -> tuple[list[tuple[int, object]], list[int]]:
-    """([(line number, parsed value)], line numbers that are not JSON) of a JSONL file; blank lines are skipped."""
-    rows, broken = [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append((n, json.loads(line)))
-            except ValueError:
-                broken.append(n)
-    return rows, broken
-
-
 def tick_label(value: float, ticks) -> str:
     """`value` with as many digits as its axis's tick step needs, so neighbouring ticks never read the same."""
     step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0

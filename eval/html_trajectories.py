@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eval.html import esc, page, read_jsonl, table
+from eval.html import esc, page, table
+from nanoagent.metrics import read_jsonl
 
 TOOL_CHARS = 600      # characters of a tool output shown before the rest is folded behind <details>
 

@@ -8,6 +8,7 @@ through `read_metrics`.
     log.write("train", {"step": 3, "loss": 0.41})
     rows = read_metrics(path, "valid")        # the validation lines, in order ([] when there is no file)
     rows, broken = read_metrics(path, with_broken=True)   # and the numbers of lines that are not JSON objects
+    numbered, broken = read_jsonl(path)       # any JSONL file: (line number, value) pairs, unparsable line numbers
 
 On resume the lines of steps the killed run did after its last checkpoint (work it lost) are dropped, so the file
 reads like one uninterrupted run; the rewrite is atomic. A line that is not a JSON object (a half-written last
@@ -42,20 +43,24 @@ class MetricsLog:
             write_text(self.path, "".join(json.dumps(r) + "\n" for r in read_metrics(self.path) if wanted(r)))
 
 
-def read_metrics(path: str | Path, kind: str | None = None, with_broken: bool = False):
-    """The JSON objects of a metrics file (of one `kind` when given); with `with_broken`, also the line numbers
-    that are not JSON objects."""
+def read_jsonl(path: str | Path) -> tuple[list[tuple[int, object]], list[int]]:
+    """([(line number, parsed value)], numbers of the lines that are not JSON) of a JSONL file; blank lines are
+    skipped, and a missing file reads as empty."""
     path, rows, broken = Path(path), [], []
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
     for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            row = None
-        if not isinstance(row, dict):
-            broken.append(n)
-        elif kind is None or row.get("kind") == kind:
-            rows.append(row)
+        if line.strip():
+            try:
+                rows.append((n, json.loads(line)))
+            except ValueError:
+                broken.append(n)
+    return rows, broken
+
+
+def read_metrics(path: str | Path, kind: str | None = None, with_broken: bool = False):
+    """The JSON objects of a metrics file (of one `kind` when given); with `with_broken`, also the line numbers
+    that are not JSON objects."""
+    numbered, broken = read_jsonl(path)
+    broken = sorted(broken + [n for n, row in numbered if not isinstance(row, dict)])
+    rows = [row for _, row in numbered if isinstance(row, dict) and (kind is None or row.get("kind") == kind)]
     return (rows, broken) if with_broken else rows

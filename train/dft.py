@@ -182,22 +182,24 @@ def run(cfg: DFTConfig) -> dict:
     heldout_src = cfg.heldout or valid_path
     prompts = calling_records(read_records(heldout_src, "skip")[0], cfg.validity_n) if heldout_src else []
 
-    def validity_of(model) -> dict:
+    def measure_validity(model, when: str) -> None:
+        """Held-out tool-call validity and prose perplexity (what the fine-tune costs in plain English), saved."""
+        say(f"tool-call validity {'of the base model' if when == 'before' else 'after training'} on {len(prompts)} "
+            "held-out prompts ...", flush=True)
         result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens)
-        return {"validity": result["metrics"]["valid_rate"], **result["metrics"],
-                "prose_ppl": prose_perplexity(model, tokenizer),  # what the fine-tune costs in plain English
-                "examples": [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]}
+        examples = [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]
+        v = validity[when] = {"validity": result["metrics"]["valid_rate"], **result["metrics"],
+                              "prose_ppl": prose_perplexity(model, tokenizer), "examples": examples}
+        write_json(validity_path, validity)
+        say(f"  {when}: valid {v['validity']:.3f}, accuracy {v['accuracy']:.3f} {v['kinds']}; held-out prose "
+            f"perplexity {v['prose_ppl']:.1f}")
 
     model, _ = load(cfg.model)
     base_folder = resolve_model_path(cfg.model)
     validity_path = run_dir / "validity.json"
     validity = json.loads(validity_path.read_text()) if validity_path.exists() else {}
     if rank == 0 and prompts and cfg.validity_n and "before" not in validity:
-        say(f"tool-call validity of the base model on {len(prompts)} held-out prompts ...", flush=True)
-        validity["before"] = validity_of(model)
-        write_json(validity_path, validity)
-        say(f"  before: valid {validity['before']['validity']:.3f}, accuracy {validity['before']['accuracy']:.3f} "
-            f"{validity['before']['kinds']}; held-out prose perplexity {validity['before']['prose_ppl']:.1f}")
+        measure_validity(model, "before")
 
     base_prose = validity.get("before", {}).get("prose_ppl")
     if rank == 0 and cfg.prose_bound and base_prose is None:  # only rank 0 writes the final model
@@ -237,11 +239,7 @@ def run(cfg: DFTConfig) -> dict:
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
         if prompts and cfg.validity_n:
-            say(f"tool-call validity after training on {len(prompts)} held-out prompts ...", flush=True)
-            validity["after"] = validity_of(model)
-            write_json(validity_path, validity)
-            say(f"  after: valid {validity['after']['validity']:.3f}, accuracy {validity['after']['accuracy']:.3f} "
-                f"{validity['after']['kinds']}; held-out prose perplexity {validity['after']['prose_ppl']:.1f}")
+            measure_validity(model, "after")
         if valid_path and cfg.threshold_n:
             summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say,
                                                  cfg.threshold_min_calls_kept))

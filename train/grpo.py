@@ -329,12 +329,16 @@ def run(cfg: GRPOConfig) -> dict:
     except ValueError:  # written atomically now; a damaged one from elsewhere is measured again
         print(f"warning: {eval_path} is not readable JSON; the before/after evaluation runs again", flush=True)
         evals = {}
-    if eval_tasks and "before" not in evals:
-        print(f"evaluating the starting model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
-        evals["before"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
+
+    def evaluate_as(when: str) -> None:
+        print(f"evaluating the {'starting' if when == 'before' else 'trained'} model on {len(eval_tasks)} "
+              f"{cfg.eval_tasks} tasks ...", flush=True)
+        e = evals[when] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
         write_json(eval_path, evals)
-        print(f"  before: pass {evals['before']['test_pass_rate']:.3f}, "
-              f"valid calls {evals['before']['valid_call_rate']:.3f}", flush=True)
+        print(f"  {when}: pass {e['test_pass_rate']:.3f}, valid calls {e['valid_call_rate']:.3f}", flush=True)
+
+    if eval_tasks and "before" not in evals:
+        evaluate_as("before")
 
     mx.random.seed(cfg.seed)
     n_trainable = prepare(model, cfg)
@@ -407,11 +411,7 @@ def run(cfg: GRPOConfig) -> dict:
         print(f"final model: the weights of step {best['step']} (best validation, balanced accuracy "
               f"{best['val_score']:.3f}; {last})", flush=True)
     if eval_tasks:
-        print(f"evaluating the trained model on {len(eval_tasks)} {cfg.eval_tasks} tasks ...", flush=True)
-        evals["after"] = evaluate_policy(backend, eval_tasks, cfg, cfg.seed)
-        write_json(eval_path, evals)
-        print(f"  after: pass {evals['after']['test_pass_rate']:.3f}, "
-              f"valid calls {evals['after']['valid_call_rate']:.3f}", flush=True)
+        evaluate_as("after")
     final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
     if cfg.plot:
         from train.grpo_report import plot

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from nanoagent.agent.loop import AgentConfig, ExitStatus
-from nanoagent.tasks.attempt import attempt, run_task
+from nanoagent.tasks.attempt import agent_config as settings_from, attempt, run_task
 from nanoagent.tasks.evaluate import evaluate
 from nanoagent.tasks.rewards import REWARDS, combine
 
@@ -29,10 +29,8 @@ FAILED = (ExitStatus.BACKEND_ERROR.value, ExitStatus.TIMEOUT.value, ExitStatus.I
 
 
 def agent_config(cfg, seed: int | None, greedy: bool = False) -> AgentConfig:
-    return AgentConfig(max_turns=cfg.max_turns, max_tokens_per_turn=cfg.max_tokens_per_turn,
-                       context_limit=cfg.context_limit, token_budget=cfg.max_turns * cfg.max_tokens_per_turn,
-                       wall_time=cfg.rollout_wall_time, command_timeout=cfg.command_timeout,
-                       temperature=0.0 if greedy else cfg.temperature, seed=seed, diff_every_step=False)
+    return settings_from(cfg, token_budget=cfg.max_turns * cfg.max_tokens_per_turn, wall_time=cfg.rollout_wall_time,
+                         temperature=0.0 if greedy else cfg.temperature, seed=seed)
 
 
 def rollout_group(backend, task, cfg, seed: int, n: int | None = None, greedy: bool = False):

@@ -8,6 +8,7 @@ eval.coding (judging each run) and GRPO's coding rollouts (rewarding them) both 
 Every trajectory's meta names the task (`task`); runs of a group are numbered (`rollout`).
 
     rows = run_task(backend, task, evaluate, config, samples=4)           # runs judged: one row each
+    config = agent_config(stage_cfg, wall_time=60)                        # budgets from a stage's config
 
 `run_task` is the one agent-on-a-task evaluation: eval.coding reports its rows, GRPO's held-out policy eval
 (train/grpo_rollout.evaluate_policy) scores them as its rewards would.
@@ -19,6 +20,17 @@ from pathlib import Path
 
 from nanoagent.agent.loop import AgentConfig, run_agent, run_agents
 from nanoagent.agent.sandbox import Workspace
+
+
+BUDGETS = ("max_turns", "max_tokens_per_turn", "context_limit", "token_budget", "wall_time", "command_timeout",
+           "temperature", "seed")
+
+
+def agent_config(cfg, **changes) -> AgentConfig:
+    """The agent's settings for a task run: the budgets a stage's config holds under AgentConfig's names (BUDGETS),
+    then `changes`; the diff is taken once at the end (these runs are judged on it, not watched)."""
+    return AgentConfig(**{**{k: getattr(cfg, k) for k in BUDGETS if hasattr(cfg, k)}, "diff_every_step": False,
+                          **changes})
 
 
 def attempt(backend, task, config: AgentConfig, n: int = 1, paths: list[str | Path] | None = None,
