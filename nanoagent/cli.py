@@ -41,8 +41,9 @@ PREVIEW_LINES = 8      # lines of a tool result shown per step
 PREVIEW_CHARS = 600
 
 
-class UsageError(Exception):
-    """Bad input from the command line; the message says what to fix."""
+class UsageError(layered.ConfigError):
+    """Bad input from the command line; the message says what to fix (a bad --config key or value is a ConfigError
+    too, reported the same way)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,10 +96,7 @@ def resolve_config(args) -> "object":
     """AgentConfig defaults < YAML file (--config) < the flags that were given (nanoagent.config's layering)."""
     cls = _config_class()
     names = {f.name for f in dataclasses.fields(cls)}
-    try:
-        return layered.resolve(cls, args.config, {k: v for k, v in vars(args).items() if k in names})
-    except layered.ConfigError as e:
-        raise UsageError(str(e)) from None
+    return layered.resolve(cls, args.config, {k: v for k, v in vars(args).items() if k in names})
 
 
 def load_model(spec: str, constrain: bool | None = None, call_threshold: str | None = None,
@@ -256,7 +254,7 @@ def main(argv=None) -> int:
             return cmd_run(args)
         if args.command == "serve":
             return cmd_serve(args)
-    except UsageError as e:
+    except layered.ConfigError as e:  # UsageError included
         print(f"nanoagent: error: {e}", file=sys.stderr)
         return 2
     finally:
