@@ -98,11 +98,7 @@ def main(argv=None) -> int:
             tasks = pick(load_tasks(cfg.tasks), cfg.limit, cfg.sample, cfg.sample_seed, key=str(cfg.tasks))
         except (TaskError, OSError, SuiteError) as e:
             raise ConfigError(f"could not load tasks {cfg.tasks!r}: {e}") from None
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    try:
-        backend = load_eval_backend(cfg)
+        backend = load_eval_backend(cfg)  # after the tasks: bad input is refused before the model loads
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

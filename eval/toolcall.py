@@ -190,12 +190,8 @@ def main(argv=None) -> int:
                 raise SuiteError(f"suite {name!r} has no items (dropped: {dict(dropped) or 'none'})")
             loaded[name] = (items, dropped)
         previous = resumed_run(cfg, {name: [item.id for item in items] for name, (items, _) in loaded.items()})
-    except (ConfigError, SuiteError, ResumeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    try:
         backend = load_eval_backend(cfg)
-    except ConfigError as e:
+    except (ConfigError, SuiteError, ResumeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     desc = backend.describe() if hasattr(backend, "describe") else type(backend).__name__
