@@ -32,6 +32,7 @@ from nanoagent.agent.backend import ScriptedBackend
 from nanoagent.agent.loop import AgentConfig, run_agent
 from nanoagent.agent.sandbox import Workspace
 from nanoagent.toolcall import format_tool_call
+from nanoagent.atomic import write_json  # noqa: E402
 from nanoagent.machine import machine_info  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,9 +120,7 @@ def main(argv=None) -> int:
         "ratio_sandbox_without_bwrap_over_bare": {c: round(no_bwrap[c] / bare[c], 2) for c in COMMANDS},
         "exit_status": traj.exit_status,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(args.out, result)
     print(json.dumps(result, indent=2))
     return 0
 

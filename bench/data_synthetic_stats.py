@@ -17,11 +17,11 @@ import collections
 import json
 import sys
 import time
-from pathlib import Path
 
 from data_recipes.synthetic import generate
 from data_recipes.synthetic.catalogue import by_domain, catalogue
 from data_recipes.synthetic.stats import summarize
+from nanoagent.atomic import write_json  # noqa: E402
 from nanoagent.machine import machine_info  # noqa: E402
 
 
@@ -77,9 +77,7 @@ def main() -> int:
                   "ratio_generate_to_render": round(render_s / gen_s, 3),
                   "repeats": args.repeats, "timing": "best of repeats, single process"},
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(args.out, result)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -40,6 +40,7 @@ from nanoagent.atomic import write_json
 from nanoagent.call_threshold import (MIN_CALLS_KEPT, ThresholdError, call_probabilities, choose_threshold,
                                       save_threshold)
 from nanoagent.machine import machine_info
+from nanoagent.models import ModelLoadError, classify
 
 
 @dataclass
@@ -79,17 +80,6 @@ def summarize(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -> dict:
             "auc": auc(calls, nones), "threshold": choose_threshold(rows, min_calls_kept)}
 
 
-def _model_folder(spec: str) -> Path | None:
-    """The local model folder a spec names (a run folder's model/; nanoagent.models.classify), else None."""
-    from nanoagent.models import ModelLoadError, classify
-
-    try:
-        found = classify(spec)
-    except ModelLoadError:
-        return None
-    return found.path if found.kind == "folder" else None
-
-
 def main(argv=None) -> int:
     try:
         cfg = layered.load(DecisionConfig, argv, description=__doc__.splitlines()[0])
@@ -105,14 +95,14 @@ def main(argv=None) -> int:
             if not [n for n in loaded if n == "valid" or n.startswith("valid:")]:
                 raise ConfigError("--save-threshold chooses the threshold on the validation split: add `valid` to "
                                   "--suites (never choose it on an eval suite)")
-            if _model_folder(cfg.model) is None:
+            if classify(cfg.model).kind != "folder":
                 raise ConfigError(f"--save-threshold stores the threshold in a model folder; {cfg.model} is not one "
                                   "(choose it on the MLX model, then export: the GGUF carries it)")
-    except (ConfigError, SuiteError) as e:
+    except (ConfigError, SuiteError, ModelLoadError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     from nanoagent.gguf_import import GGUFImportError
-    from nanoagent.models import ModelLoadError, load
+    from nanoagent.models import load
 
     try:
         model, tokenizer = load(cfg.model)
@@ -141,7 +131,7 @@ def main(argv=None) -> int:
                   "raise --n", file=sys.stderr)
             return 2
         try:
-            where = save_threshold(_model_folder(cfg.model),
+            where = save_threshold(classify(cfg.model).path,
                                    {**info, "chosen_on": "valid", "n": len(loaded[name]), "seed": cfg.seed})
         except ThresholdError as e:
             print(f"error: {e}", file=sys.stderr)

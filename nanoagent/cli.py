@@ -65,9 +65,6 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--call-threshold", default="off",
                    help="P, 'model' (the threshold stored with the model) or 'off' (default: a coding task always "
                         "needs the tools, so the agent lets the model open a call whenever it likes)")
-    r.add_argument("--stop-repeats", action=argparse.BooleanOptionalAction, default=None,
-                   help="stop a reply at its first tool call that repeats an earlier one of the same reply, the copy "
-                        "cut off (default: on for in-process models, off for an OpenAI-compatible URL)")
     v = sub.add_parser("serve", help="serve a model over a local OpenAI-compatible API")
     v.add_argument("model", help="a .gguf file, an MLX model folder, embedded or embedded-gguf")
     v.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -79,9 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--call-threshold", default="model",
                    help="answer in text when the model gives opening a call less than P: a number, 'model' (default: "
                         "the threshold stored with the model by eval.decision --save-threshold, if any) or 'off'")
-    v.add_argument("--stop-repeats", action=argparse.BooleanOptionalAction, default=None,
-                   help="stop a reply at its first tool call that repeats an earlier one of the same reply, the copy "
-                        "cut off (default: on for in-process models, off for an OpenAI-compatible URL)")
+    for both in (r, v):
+        both.add_argument("--stop-repeats", action=argparse.BooleanOptionalAction, default=None,
+                          help="stop a reply at its first tool call that repeats an earlier one of the same reply, "
+                               "the copy cut off (default: on for in-process models, off for an OpenAI-compatible URL)")
     layered.add_flags(r, _config_class(), skip=("trajectory_path", "system_prompt"))  # the rest: YAML only
     return p
 
