@@ -4,7 +4,7 @@ through `read_metrics`.
 
     log = MetricsLog(run_dir / "metrics.jsonl")
     log.resume_at(step)                       # a resumed run: drop lines of steps after its checkpoint
-    log.keep(lambda r: r["kind"] != "val")    # rewrite with only the lines a test accepts
+    log.keep(lambda r: r["kind"] != "val")    # rewrite the file with only the lines the predicate keeps
     log.write("train", {"step": 3, "loss": 0.41})
     rows = read_metrics(path, "valid")        # the validation lines, in order ([] when there is no file)
     rows, broken = read_metrics(path, with_broken=True)   # and the numbers of lines that are not JSON objects
