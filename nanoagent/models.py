@@ -7,7 +7,8 @@ Specs:
     /path/to/folder         a Hugging Face / MLX layout folder (config.json + safetensors + tokenizer), via mlx-lm
     owner/name              a Hugging Face Hub repo, downloaded by mlx-lm / huggingface_hub
     runs/NAME               a training run folder: its final model/
-`classify(spec)` is the one reading of a spec (the agent backends add `embedded-gguf` and http(s) endpoints to it).
+`classify(spec)` is the one reading of a spec for every stage; it also names `embedded-gguf` and http(s) endpoints,
+which only the agent backends (nanoagent/agent/backends) can run.
 
 The conversion cache lives in $NANOAGENT_CACHE or ~/.cache/nanoagent/models/<name>-<sha of the GGUF>/. It is built
 in a temporary folder and renamed into place only when complete, with a manifest of file sizes written last; a
@@ -235,8 +236,8 @@ def main(argv=None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m nanoagent.models",
-                                description="Resolve a model spec (embedded, a folder, a run folder, a .gguf, a Hub id) to a "
-                                            "checked MLX model folder and print it.")
+                                description="Resolve a model spec (embedded, a folder, a run folder, a .gguf, a Hub "
+                                            "id) to a checked MLX model folder and print it.")
     p.add_argument("spec", nargs="?", default=EMBEDDED, help=f"model spec (default {EMBEDDED})")
     args = p.parse_args(argv)
     try:

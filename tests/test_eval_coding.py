@@ -149,11 +149,18 @@ def test_grpo_policy_eval_runs_tasks_as_eval_coding_does(task):
     good = evaluate_policy(ScriptedBackend([FIX, "Fixed."]), [task], GRPOConfig(max_turns=3))
     assert (good["test_pass_rate"], good["valid_call_rate"]) == (1.0, 1.0)
     assert good["rows"][0]["exit_status"] == "answered"
+    bad = evaluate_policy(Broken([]), [task], GRPOConfig(max_turns=3))
+    assert (bad["test_pass_rate"], bad["valid_call_rate"]) == (0.0, 0.0)
+    assert bad["rows"][0]["exit_status"] != "answered"
+
+
+def test_one_agent_settings_builder_for_eval_and_grpo():
+    """nanoagent.tasks.attempt.agent_config reads both stages' budgets; GRPO passes its own names as changes."""
+    from train.grpo_config import GRPOConfig
     from train.grpo_rollout import agent_config as grpo_agent
 
     cfg = GRPOConfig(max_turns=3, max_tokens_per_turn=64, rollout_wall_time=42.0, temperature=0.9)
-    settings = grpo_agent(cfg, seed=7, greedy=True)  # the shared builder, with GRPO's own budget names
+    settings = grpo_agent(cfg, seed=7, greedy=True)
     assert (settings.token_budget, settings.wall_time, settings.temperature, settings.seed) == (192, 42.0, 0.0, 7)
+    assert grpo_agent(cfg, seed=7).temperature == 0.9
     assert config().diff_every_step is False and config().token_budget == coding.CodingConfig().token_budget
-    bad = evaluate_policy(Broken([]), [task], GRPOConfig(max_turns=3))
-    assert (bad["test_pass_rate"], bad["valid_call_rate"]) == (0.0, 0.0) and bad["rows"][0]["exit_status"] != "answered"

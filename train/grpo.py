@@ -294,10 +294,9 @@ def run(cfg: GRPOConfig) -> dict:
     from nanoagent.tasks import load_tasks
     from train.checkpoint import fingerprint, load_best, load_checkpoint, save_checkpoint
     from train.grpo_report import GRPOReporter
-    from train.trainer import TrainState
     from train.grpo_rollout import evaluate_policy
     from train.grpo_toolcall import hold_out
-    from train.trainer import build_optimizer, compiled_update, method_of
+    from train.trainer import TrainState, build_optimizer, compiled_update, method_of
     from train.tuning import prepare, save_final
 
     pools = load_pools(cfg)  # TaskError before any model loads

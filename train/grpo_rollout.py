@@ -33,13 +33,12 @@ def agent_config(cfg, seed: int | None, greedy: bool = False) -> AgentConfig:
                          temperature=0.0 if greedy else cfg.temperature, seed=seed)
 
 
-def rollout_group(backend, task, cfg, seed: int, n: int | None = None, greedy: bool = False):
-    """n (default cfg.group_size) rollouts of one task; returns (trajectories or Nones, error text or '')."""
-    n = n or cfg.group_size
+def rollout_group(backend, task, cfg, seed: int):
+    """cfg.group_size sampled rollouts of one task; returns (trajectories or Nones, error text or '')."""
     try:
-        return attempt(backend, task, agent_config(cfg, seed, greedy), n=n), ""
+        return attempt(backend, task, agent_config(cfg, seed), n=cfg.group_size), ""
     except Exception as e:  # never let one group end the run
-        return [None] * n, f"{type(e).__name__}: {e}"
+        return [None] * cfg.group_size, f"{type(e).__name__}: {e}"
 
 
 def score_group(trajs, task, weights: dict) -> dict:
