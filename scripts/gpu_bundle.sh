@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 data="${1:-data/default}"
 out="${2:-gpu-bundle}"
 piece_mb="${3:-60}"
+[[ "$piece_mb" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_bundle: PIECE_MB must be whole megabytes (got '$piece_mb'), e.g. 61"; exit 2; }
 py=.venv/bin/python
 [ -f "$data/train.jsonl" ] || { echo "gpu_bundle: no $data/train.jsonl; build it first: python -m data_recipes.build --offline"; exit 1; }
 [ -x "$py" ] || { echo "gpu_bundle: no .venv here; run bash scripts/setup.sh first"; exit 1; }

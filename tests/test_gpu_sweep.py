@@ -1,4 +1,5 @@
-"""scripts/gpu_sweep.sh: arms start in the background, `pack` collects every arm's state and logs into $OUT.
+"""scripts/gpu_sweep.sh: arms start in the background, `pack` collects every arm's state and logs into $OUT; and
+scripts/gpu_bundle.sh refuses a piece size it cannot split by.
 
 No GPU here: each arm's gpu_job.sh stops at once on a bundle folder that holds no pieces, which is enough to check
 that the arms start, finish and are packed, and that bad calls get their usage.
@@ -48,3 +49,9 @@ def test_bad_calls_get_the_usage(tmp_path):
     assert r.returncode == 1 and "start it first" in r.stdout
     r = sweep("bogus", out=tmp_path)
     assert r.returncode == 2 and "usage" in r.stdout
+
+
+def test_bundle_pieces_are_whole_megabytes(tmp_path):
+    r = subprocess.run(["bash", "scripts/gpu_bundle.sh", "data/default", str(tmp_path / "b"), "60.5"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "whole megabytes" in r.stdout and not (tmp_path / "b").exists()
