@@ -1,0 +1,132 @@
+"""Optional arguments the request states: does the model give them? `python -m eval.optional_args RESULT.json ...`
+
+    python -m eval.optional_args eval/results/quality/toolcall_quality-cpu-b33-q8_0-whole.json
+    python -m eval.optional_args A.json B.json --suites simple_python,multiple --examples 5 --json
+
+BFCL marks an optional argument the request leaves out by accepting '' for it; where the possible answers accept no
+'' for an argument the schema does not require, the request states it ("a radius of 4 inches" -> unit='inches', "with
+details" -> details=True). For every such argument of the chosen suites this counts the replies that call the
+expected function (its n-th call for the n-th expected call of that function) and, of those, the ones that give the
+argument at all, right value or not. The figures are given per suite and per the argument's BFCL type, with the
+arguments left out most often as examples. A reply that leaves one out fails the item (`missing_argument`), so this
+shows how much of a suite's loss comes from under-filling rather than from wrong values (eval.values).
+
+Left out: suites without expected calls (irrelevance, live_irrelevance) and the validation split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+
+from eval.compare import CompareError, read_result
+from nanoagent.suites import SuiteError, load_suite
+
+
+def stated_optional(answer: dict, functions: dict) -> tuple[str, dict[str, str]]:
+    """(function, {argument: BFCL type}) for one expected call: the optional arguments whose answers accept no ''."""
+    (fn, accepted), = answer.items()
+    params = (functions.get(fn) or {}).get("parameters") or {}
+    required = set(params.get("required") or [])
+    props = params.get("properties") or {}
+    return fn, {k: str((props.get(k) or {}).get("type", "?")) for k, allowed in accepted.items()
+                if k not in required and "" not in allowed}
+
+
+def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
+    """{"needed", "called", "given", "by_type": {type: [called, given]}, "left_out": [...]} for one suite's items
+    (nanoagent.suites.EvalItem) against a result's replies by item id."""
+    needed = called = given = 0
+    by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missed: Counter = Counter()
+    shown: list[str] = []
+    for item in items:
+        reply = replies.get(item.id)
+        if reply is None:
+            continue
+        functions = {f.get("name"): f for f in item.functions}
+        seen: Counter = Counter()
+        for answer in item.answers:
+            fn, wanted = stated_optional(answer, functions)
+            nth = seen[fn]
+            seen[fn] += 1
+            if not wanted:
+                continue
+            needed += len(wanted)
+            calls = [c for c in reply.get("calls") or [] if c.get("name") == fn]
+            if nth >= len(calls):
+                continue
+            args = calls[nth].get("arguments") or {}
+            for key, kind in wanted.items():
+                called += 1
+                by_type[kind][0] += 1
+                if key in args:
+                    given += 1
+                    by_type[kind][1] += 1
+                else:
+                    missed[f"{fn}.{key}"] += 1
+                    if len(shown) < examples:
+                        prompt = " ".join(m.get("content") or "" for m in item.messages if m.get("role") == "user")
+                        shown.append(f"{item.id}: {key} ({kind}) left out of: {prompt[:120]}")
+    return {"needed": needed, "called": called, "given": given,
+            "by_type": {k: v for k, v in sorted(by_type.items(), key=lambda kv: -kv[1][0])},
+            "left_out": shown, "most_left_out": missed.most_common(examples)}
+
+
+def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
+    """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
+    out = {}
+    for suite, data in result.get("suites", {}).items():
+        if suites and suite not in suites:
+            continue
+        try:
+            items = load_suite(suite)[0]
+        except SuiteError:
+            continue
+        if not items or items[0].expect != "calls":
+            continue
+        replies = {r.get("id"): r for r in data.get("items", [])}
+        out[suite] = count_suite(items, replies, examples)
+    return out
+
+
+def share(given: int, called: int) -> str:
+    return f"{given}/{called} ({100 * given / called:.1f}%)" if called else "-"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.optional_args", description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files (eval/results/...)")
+    ap.add_argument("--suites", help="comma-separated suites (default: every suite in each file that expects calls)")
+    ap.add_argument("--examples", type=int, default=3, help="arguments left out shown per suite (default: 3)")
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON")
+    args = ap.parse_args(argv)
+    suites = [s.strip() for s in args.suites.split(",")] if args.suites else None
+    tables = {}
+    for path in args.results:
+        try:
+            tables[path] = count_result(read_result(path), suites, args.examples)
+        except CompareError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(tables, indent=2))
+        return 0
+    for path, table in tables.items():
+        print(path)
+        if not table:
+            print("  no suite with expected calls among those asked for")
+        for suite, t in table.items():
+            print(f"  {suite}: {t['needed']} stated optional arguments; the expected function called for "
+                  f"{t['called']}; given {share(t['given'], t['called'])}")
+            for kind, (n, g) in t["by_type"].items():
+                print(f"      {kind:8s} given {share(g, n)}")
+            for line in t["left_out"]:
+                print(f"      {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
