@@ -54,6 +54,7 @@ class SourceEntry:
     weight: float = 1.0                  # rows kept = weight x available (>1 repeats rows), then the cap
     filters: dict = field(default_factory=dict)  # per-source overrides of `filters`
     kinds: dict | list | None = None     # synthetic only: kinds (list) or kind -> weight (dict)
+    prose_schema: float = 0.0            # synthetic only: share of rows whose tools say choices/defaults in prose
     check_split: bool = True             # validate config/split against the catalogue
 
 
@@ -207,11 +208,15 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
                 raise RecipeError(f"{where}.rows: say how many synthetic rows to generate")
             if e.path is not None:
                 raise RecipeError(f"{where}.path: the synthetic source is generated and reads no file; remove path")
+            try:
+                from data_recipes.synthetic import check_kinds, check_prose_schema
+            except ImportError:
+                continue  # the build reports the missing generator
+            try:
+                check_prose_schema(e.prose_schema)
+            except ValueError as err:
+                raise RecipeError(f"{where}.prose_schema: {err}") from None
             if e.kinds is not None:
-                try:
-                    from data_recipes.synthetic import check_kinds
-                except ImportError:
-                    continue  # the build reports the missing generator
                 try:
                     check_kinds(e.kinds)
                 except (ValueError, TypeError) as err:
@@ -219,6 +224,8 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
             continue
         if e.kinds is not None:
             raise RecipeError(f"{where}.kinds: only the synthetic source has kinds")
+        if e.prose_schema:
+            raise RecipeError(f"{where}.prose_schema: only the synthetic source has prose_schema")
         if e.path and e.path != "fixture":
             p = Path(e.path) if Path(e.path).is_absolute() else (Path.cwd() / e.path)
             if not p.exists() and (base / e.path).exists():

@@ -52,6 +52,8 @@ def test_precedence_defaults_yaml_overrides(tmp_path):
     ({"sources": [{"id": "synthetic", "rows": 5, "kinds": 3}]}, r"sources\[0\]\.kinds': 3 is not a valid dict or list"),
     ({"sources": [{"id": "xlam"}], "filters": {"max_tokens": "big"}}, "filters.max_tokens': 'big' is not a valid int"),
     ({"sources": [{"id": "synthetic"}]}, "synthetic rows"),
+    ({"sources": [{"id": "synthetic", "rows": 5, "prose_schema": 2}]}, r"prose_schema: .*from 0 to 1, not 2"),
+    ({"sources": [{"id": "xlam", "prose_schema": 0.5}]}, "only the synthetic source has prose_schema"),
     ({"sources": []}, "names no sources"),
     ({"sources": [{"id": "xlam"}, {"id": "xlam"}]}, "listed twice"),
 ])

@@ -21,6 +21,7 @@ from data_recipes.synthetic.broad import broad_tool
 from data_recipes.synthetic.coding import coding
 from data_recipes.synthetic.commands import command_tool
 from data_recipes.synthetic.kinds import BUILDERS
+from data_recipes.synthetic.prose_schema import in_prose
 from nanoagent.config import check_weights
 
 BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool}
@@ -48,20 +49,37 @@ def check_kinds(kinds: dict | list | None) -> dict[str, float]:
     return check_weights(kinds, BUILDERS, "synthetic kind", negative=False)
 
 
-def example(i: int, seed: int, kinds: dict[str, float]) -> tuple[dict, dict]:
-    """Row i of the stream as (record, info); info names the tools the request needs (used by tests)."""
+def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.0) -> tuple[dict, dict]:
+    """Row i of the stream as (record, info); info names the tools the request needs (used by tests).
+
+    With `prose_schema` > 0, that share of rows has its tools' choices and defaults written into the descriptions
+    (prose_schema.py), drawn from a generator of its own so that the rows themselves stay those of the stream."""
     rng = random.Random(f"{seed}:{i}")
     names = [k for k, w in kinds.items() if w > 0]
     kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
     record, info = BUILDERS[kind](rng)
+    if prose_schema > 0:
+        style = random.Random(f"{seed}:{i}:prose")
+        if style.random() < prose_schema:
+            record["tools"] = [in_prose(t, style) for t in record.get("tools") or []]
     record["meta"] = {"source": "synthetic", "kind": kind, "id": f"synthetic-{seed}-{i}"}
     return record, {**info, "kind": kind}
 
 
-def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None) -> Iterator[dict]:
+def check_prose_schema(share) -> float:
+    """A share of rows in [0, 1] for `prose_schema`; ValueError otherwise."""
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+        raise ValueError(f"prose_schema is the share of rows whose tools say their choices in prose: give a number "
+                         f"from 0 to 1, not {share!r}")
+    return float(share)
+
+
+def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None,
+             prose_schema: float = 0.0) -> Iterator[dict]:
     """Yield n canonical record dicts (valid under nanoagent.record.Record.from_dict), deterministic for a seed."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"generate needs a row count n >= 0, got {n!r}")
     mix = check_kinds(kinds)
+    share = check_prose_schema(prose_schema)
     for i in range(n):
-        yield example(i, seed, mix)[0]
+        yield example(i, seed, mix, share)[0]
