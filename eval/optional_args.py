@@ -22,17 +22,8 @@ import sys
 from collections import Counter, defaultdict
 
 from eval.compare import CompareError, read_result
+from nanoagent.checker import stated_optional
 from nanoagent.suites import SuiteError, load_suite
-
-
-def stated_optional(answer: dict, functions: dict) -> tuple[str, dict[str, str]]:
-    """(function, {argument: BFCL type}) for one expected call: the optional arguments whose answers accept no ''."""
-    (fn, accepted), = answer.items()
-    params = (functions.get(fn) or {}).get("parameters") or {}
-    required = set(params.get("required") or [])
-    props = params.get("properties") or {}
-    return fn, {k: str((props.get(k) or {}).get("type", "?")) for k, allowed in accepted.items()
-                if k not in required and "" not in allowed}
 
 
 def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:

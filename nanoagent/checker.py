@@ -110,6 +110,17 @@ def spec_index(functions) -> dict[str, dict]:
     return index
 
 
+def stated_optional(answer: dict, functions: dict) -> tuple[str, dict[str, str]]:
+    """(function, {argument: BFCL type}) for one expected call: the arguments its spec does not require but whose
+    answers accept no '' (the request states them; eval.optional_args counts whether a reply gives them)."""
+    (fn, accepted), = answer.items()
+    params = (functions.get(fn) or {}).get("parameters") or {}
+    required = set(params.get("required") or [])
+    props = params.get("properties") or {}
+    return fn, {k: str((props.get(k) or {}).get("type", "?")) for k, allowed in accepted.items()
+                if k not in required and "" not in allowed}
+
+
 def check_one(call: dict, answer: dict, specs: dict[str, dict]) -> Check:
     """One parsed call (canonical or bare {"name", "arguments"}) against one possible-answer dict."""
     fn = call.get("function", call)

@@ -5,7 +5,8 @@ Run: .venv/bin/python -m pytest tests/test_eval_optional_args.py -q
 
 import json
 
-from eval.optional_args import count_result, count_suite, main, stated_optional
+from eval.optional_args import count_result, count_suite, main
+from nanoagent.checker import stated_optional
 from nanoagent.suites import EvalItem
 
 FUNCTIONS = [{"name": "area", "parameters": {"type": "dict", "required": ["radius"], "properties": {

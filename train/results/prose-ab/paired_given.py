@@ -9,7 +9,7 @@ import json
 from math import comb
 from pathlib import Path
 
-from eval.optional_args import stated_optional
+from nanoagent.checker import stated_optional
 from nanoagent.suites import load_bfcl
 
 HERE = Path(__file__).resolve().parent

@@ -1,8 +1,8 @@
 """Score a model on the BFCL items whose expected call needs an optional argument the request states (issue 15):
-the items of simple_python, multiple and live_simple where BFCL's possible answers accept no '' for an argument the
-schema does not require (eval.optional_args.stated_optional). The same generation, checker and outcome records as
-eval.toolcall (nanoagent.scoring; greedy, 256 tokens, one reply at a time through llama.cpp for a GGUF), on those
-items alone. The output is an eval.toolcall-shaped result, so eval.optional_args and eval.compare read it.
+the items of simple_python, multiple and live_simple where BFCL's possible answers accept no '' for an argument
+the schema does not require (nanoagent.checker.stated_optional). The same generation, checker and outcome records
+as eval.toolcall (nanoagent.scoring; greedy, 256 tokens, one reply at a time through llama.cpp for a GGUF), on
+those items alone. The output is an eval.toolcall-shaped result, so eval.optional_args and eval.compare read it.
 
     python train/results/prose-ab/targeted_items.py MODEL.gguf LABEL OUT.json
 
@@ -14,7 +14,7 @@ import sys
 import time
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.optional_args import stated_optional
+from nanoagent.checker import stated_optional
 from nanoagent.agent.backends import load_backend
 from nanoagent.scoring import run_suite
 from nanoagent.suites import load_bfcl
