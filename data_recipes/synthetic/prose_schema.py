@@ -6,7 +6,8 @@ often say both in the description instead ("The temperature unit ('Celsius' or '
 requests state, 23 have no enum and no default in their schema and name their default in the description; the
 default model gives only 6 of the 39 (eval.optional_args on quality-cpu-b33). `in_prose(spec, rng)` rewrites a
 spec into that form; the synthetic source applies it to a share of its records when a recipe sets `prose_schema`
-(data_recipes/recipes/prose-ab.yaml, an A/B arm; the default build leaves it at 0 and its rows unchanged).
+(`python -m data_recipes.build --set sources.synthetic.prose_schema=0.5`, an A/B arm; the default build leaves
+it at 0 and its rows unchanged).
 
     from data_recipes.synthetic.prose_schema import in_prose
     in_prose(tool.spec(), random.Random(0))
