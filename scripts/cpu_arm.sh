@@ -42,8 +42,11 @@ else
   say "export: $gguf (log $logs/export.log)"
   "$py" -m export.gguf --model "$run/model" --out "$gguf" > "$logs/export.log" 2>&1
   rc=$?  # 3: written, but the parity check warned (export/README.md); the GGUF is still scored
-  [ $rc -eq 0 ] || [ $rc -eq 3 ] || { say "export failed (rc $rc); the end of $logs/export.log:"; tail -5 "$logs/export.log"; exit $rc; }
-  [ $rc -eq 3 ] && say "export parity warned (see $logs/export.log); scoring it anyway"
+  if [ $rc -eq 3 ]; then
+    say "export parity warned (see $logs/export.log); scoring it anyway"
+  elif [ $rc -ne 0 ]; then
+    say "export failed (rc $rc); the end of $logs/export.log:"; tail -5 "$logs/export.log"; exit $rc
+  fi
 fi
 
 failed=0
@@ -56,5 +59,7 @@ for suite in "${suite_list[@]}"; do
     --max-tokens 256 --out-dir "$out" --suites "$suite" > "$logs/eval-$suite.log" 2>&1 \
     || { say "$suite failed (rc $?); see $logs/eval-$suite.log"; failed=$((failed + 1)); }
 done
-[ $failed -eq 0 ] || { say "$failed of ${#suite_list[@]} suites failed; run the same command again to retry them"; exit 1; }
+if [ $failed -ne 0 ]; then
+  say "$failed of ${#suite_list[@]} suites failed; run the same command again to retry them"; exit 1
+fi
 say "done: ${#suite_list[@]} suites in $out/toolcall_$name-q8_0-*.json"

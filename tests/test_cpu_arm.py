@@ -25,6 +25,7 @@ case "$module" in
     [ "${STUB_FAIL:-}" = train ] && { echo "boom: no data"; exit 4; }
     run="$(flag --run-dir "$@")"; mkdir -p "$run/model"; echo '{}' > "$run/summary.json" ;;
   export.gguf)
+    if [ "${STUB_FAIL:-}" = export ]; then echo "no model folder"; exit 5; fi
     out="$(flag --out "$@")"; echo gguf > "$out"; if [ "${STUB_FAIL:-}" = parity ]; then exit 3; fi ;;
   eval.toolcall)
     suite="$(flag --suites "$@")"
@@ -97,6 +98,13 @@ def test_a_parity_warning_still_scores(tmp_path):
     tmp = setup(tmp_path)
     r = arm(tmp, "a5", fail="parity")
     assert r.returncode == 0 and "parity warned" in r.stdout and len(calls(tmp)) == 4
+
+
+def test_a_failed_export_stops_before_scoring(tmp_path):
+    tmp = setup(tmp_path)
+    r = arm(tmp, "a6", fail="export")
+    assert r.returncode == 5 and "export failed (rc 5)" in r.stdout and "no model folder" in r.stdout
+    assert calls(tmp) == ["-m train.dft", "-m export.gguf"]
 
 
 def test_bad_calls_get_the_usage(tmp_path):

@@ -1,6 +1,6 @@
 """`python -m train.dft`: fine-tune a chat model on canonical records with DFT or SFT, LoRA or full, in MLX.
 
-    python -m train.dft                                   # embedded SmolLM2-135M, default recipe data, SFT, full fine-tuning
+    python -m train.dft                                   # embedded SmolLM2-135M, default recipe data, full SFT
     python -m train.dft --steps 20 --data data/default --run-dir runs/try1
     python -m train.dft --config my.yaml --loss sft --fine-tune full --no-fuse
     python -m train.dft --run-dir runs/try1               # again after a kill: resumes from the last checkpoint,
