@@ -109,6 +109,7 @@ def test_table_errors_name_the_function_and_the_token():
 def test_lint_names_descriptions_and_requests():
     for t in catalogue():
         assert not re.search(r"([a-z])\1\1", t.name), f"tripled letter in {t.name}"
+        assert not re.search(r"mans(_|$)", t.name, re.I), f"regular plural of an irregular noun in {t.name}"
         desc = t.description
         assert desc.endswith("."), (t.name, desc)
         slot = re.search(r" \(([a-z0-9_ ,]+)\)\.$", desc)  # "Check the spelling of (text).": names in brackets

@@ -368,7 +368,7 @@ T("photos", "image", res="path:filename", do=(("resize_image", "resize the image
 # home services
 T("home", "plant_care", res="water_every_days:count sunlight:sunlight", get="plant")
 T("home", "cleaning_service", res="booking_id:id price:price", create=("book", "address date duration_minutes"))
-T("home", "handyman", res="name:person rating:rating price_per_hour:price", search="city trade ?date")
+T("home", "handyman", "handymen", res="name:person rating:rating price_per_hour:price", search="city trade ?date")
 T("home", "grocery_delivery", res="order_id:id eta:time", create=("schedule", "address date time"))
 # fitness
 T("fitness", "fitness_class", res="name:class_name time:time spots:count", search="city activity date")
