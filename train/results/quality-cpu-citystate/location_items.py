@@ -36,10 +36,20 @@ def location_params(item) -> set[tuple[str, str]]:
 
 
 def load_run(files: str) -> dict:
-    items = {}
+    """One run's items by id from its per-suite files (eval.compare.read_arm does this for eval/; train/ may not
+    import it): the files must share one label and hold each suite once."""
+    items, labels, seen = {}, set(), set()
     for path in files.split(","):
-        for suite in json.load(open(path))["suites"].values():
+        data = json.load(open(path, encoding="utf-8"))
+        labels.add(data.get("label"))
+        for name, suite in data["suites"].items():
+            if name in seen:
+                sys.exit(f"{path}: suite {name} given twice in one run ({files})")
+            seen.add(name)
             items.update({i["id"]: i for i in suite["items"]})
+    if len(labels) > 1:
+        sys.exit(f"{files}: files of different runs ({', '.join(map(str, sorted(labels, key=str)))}); "
+                 "give one run's files per argument")
     return items
 
 
@@ -56,13 +66,14 @@ def main(runs: list[str]) -> dict:
             got = run.get(item_id)
             if got is None:
                 continue
-            values = [c["arguments"].get(p) for c in got.get("calls") or [] for fn, p in params if c["name"] == fn]
+            values = [c["arguments"].get(p) for c in got.get("calls") or [] for fn, p in sorted(params)
+                      if c["name"] == fn]
             per_item[item_id] = {"correct": bool(got["correct"]), "kind": got["kind"], "values": values}
         scored = len(per_item)
-        with_region = [v for o in per_item.values() for v in o["values"] if isinstance(v, str)]
+        strings = [v for o in per_item.values() for v in o["values"] if isinstance(v, str)]
         report["runs"][files] = {
             "scored": scored, "correct": sum(o["correct"] for o in per_item.values()),
-            "values": len(with_region), "values_with_region": sum("," in v for v in with_region),
+            "values": len(strings), "values_with_region": sum("," in v for v in strings),
             "per_item": per_item}
     return report
 
