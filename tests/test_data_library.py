@@ -117,7 +117,12 @@ def test_lint_names_descriptions_and_requests():
         assert not (slot and set(re.findall(r"[a-z0-9]+", slot.group(1))) <= param_words | {"and"}), \
             f"placeholder-style description: {t.name}: {desc}"
         for p, _ in t.params:
-            assert p.schema.get("description"), f"{t.name}.{p.name}"
+            d = p.schema.get("description")
+            assert d, f"{t.name}.{p.name}"
+            # a label suffix read as a unit: "side_a" as "Side in amperes.", coverage_m2_per_l as "per in litres"
+            assert "in amperes" not in d or p.name.lower().startswith("current"), (t.name, p.name, d)
+            assert "in degrees Celsius" not in d or "temperature" in p.name.lower(), (t.name, p.name, d)
+            assert " per in " not in d, (t.name, p.name, d)
     doubled = re.compile(r"\b(years|hours|days|minutes|number|in|out|mm|kg|m|cm)\s+\1\b", re.I)
     for i in range(1500):
         rec, info = example(i, 0, DEFAULT_KINDS)

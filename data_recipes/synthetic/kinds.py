@@ -462,6 +462,10 @@ def parallel_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, d
 
 ASK_FOR = ["What {d} should I use?", "Sure, what's the {d}?", "I need the {d} to do that. What is it?",
            "Happy to help. Could you tell me the {d}?", "Which {d} do you mean?"]
+ASK_FOR_ALL = ["Sure. What {d} should I use?", "Happy to help. Could you tell me the {d}?",
+               "I can do that, but I need the {d} first. What are they?", "Which {d} do you mean?",
+               "Sure, I just need a few details: the {d}. What are they?"]
+ANSWER_ALL = ["{a}.", "{a}, please.", "Oh sorry, {a}.", "Right: {a}."]
 
 
 def askable(tool: Tool) -> list:
@@ -470,16 +474,52 @@ def askable(tool: Tool) -> list:
     return [p for p in tool.required() if p.schema.get("type") != "boolean"]
 
 
-def clarify(rng: random.Random) -> tuple[dict, dict]:
-    """A request without one of its required arguments: ask for it, get it, then call."""
+def asked_as(param) -> str:
+    """How a question names a parameter: its description's head, lower-cased, without a leading article ("the
+    quantity to convert" -> "quantity to convert", so "What quantity to convert should I use?")."""
+    desc = param.schema.get("description", param.name.replace("_", " ")).split(",")[0].split(" (")[0].rstrip(".")
+    desc = desc[:1].lower() + desc[1:] if not desc[:2].isupper() else desc
+    return re.sub(r"^(the|a|an) ", "", desc)
+
+
+def bare(rng: random.Random) -> tuple[dict, dict]:
+    """A request that names what to do and none of the values it needs ("Book a table, please."): ask for them all,
+    get them, then call. Real requests of this kind (BFCL live_irrelevance: "I'd like a cab", "Where is my order")
+    want a question, and a model that has only seen requests with one value missing makes the values up."""
+    tool = pick_tool(rng, lambda t: 1 <= len(t.required()) <= 3 and len(askable(t)) == len(t.required())
+                     and t.verb != "update")  # an update needs a value to change besides the required ones
+    args, values = sample_args(tool, rng, p_opt=0.0)
+    user = T.request(tool, {}, values, rng)
+    wanted_names = [asked_as(p) for p in tool.required()]
+    if len(wanted_names) == 1:
+        question = rng.choice(ASK_FOR).format(d=wanted_names[0])
+        only = tool.required()[0]
+        answer = rng.choice([values[only.name].surface(rng), T.end(only.phrase(rng, values[only.name])),
+                             f"It's {values[only.name].surface(rng)}."])
+    else:
+        question = rng.choice(ASK_FOR_ALL).format(d=T.join_and(wanted_names))
+        phrases = [p.phrase(rng, values[p.name]) for p in tool.required()]
+        said = "; ".join(phrases) if any(" and " in x for x in phrases) else T.join_and(phrases)
+        answer = rng.choice(ANSWER_ALL).replace("{a}", said)  # values may hold braces (JSON text)
+    msgs = start(rng) + [{"role": "user", "content": user},
+                         {"role": "assistant", "content": question},
+                         {"role": "user", "content": T.cap(answer)},
+                         assistant_calls([call(tool, args)])]
+    rec = {"messages": msgs, "tools": offered(rng, [tool], rng.randint(0, 3))}
+    return rec, {"needs": [tool.name], "missing": tool.required()[0].name, "bare": True}
+
+
+def clarify(rng: random.Random, p_bare: float = 0.5) -> tuple[dict, dict]:
+    """A request without one of its required arguments: ask for it, get it, then call. With probability `p_bare`
+    the request states none of them (`bare`)."""
+    if rng.random() < p_bare:
+        return bare(rng)
     tool = pick_tool(rng, lambda t: len(t.required()) >= 2 and bool(askable(t)))
     args, values = sample_args(tool, rng)
     missing = rng.choice(askable(tool))
     said = {k: v for k, v in args.items() if k != missing.name}
     user = T.request(tool, said, values, rng)
-    desc = missing.schema.get("description", missing.name.replace("_", " ")).split(",")[0].split(" (")[0]
-    desc = desc.rstrip(".")
-    desc = desc[:1].lower() + desc[1:] if not desc[:2].isupper() else desc
+    desc = asked_as(missing)
     value = values[missing.name]
     answer = rng.choice([value.surface(rng), f"{value.surface(rng)}, please", f"Oh sorry, "
                          f"{missing.phrase(rng, value)}.", f"It's {value.surface(rng)}."])

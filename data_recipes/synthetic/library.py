@@ -74,12 +74,24 @@ SHORT_UNITS = {"percent": "%", "deg": "°", "c": "°C", "usd": "USD", "m2": "m²
                "min": "minutes"}
 
 
+# Suffixes that are also labels (side_a, point_a, side_c): a unit only after a stem that names its quantity.
+LABEL_UNITS = {"a": ("current",), "c": ("temperature",)}
+
+
 def words_of(name: str) -> tuple[str, str | None]:
-    """('initial velocity', 'mps') for initial_velocity_mps; the unit is None when the name has none."""
+    """('initial velocity', 'mps') for initial_velocity_mps; the unit is None when the name has none.
+
+    "side_a" is side A, not a side in amperes, and coverage_m2_per_l is not "in litres" (until session 40, 36 tools
+    described such parameters as "Word in amperes." and wrote their values as "6.2 a")."""
     parts = name.split("_")
-    if len(parts) > 1 and parts[-1] in UNITS:
-        return " ".join(parts[:-1]), parts[-1]
-    return " ".join(parts), None
+    unit = parts[-1] if len(parts) > 1 and parts[-1] in UNITS else None
+    if unit in LABEL_UNITS and not parts[0].startswith(LABEL_UNITS[unit]):
+        unit = None
+    if unit is not None and len(parts) > 2 and parts[-2] == "per":
+        unit = None
+    if unit is None:
+        return " ".join(parts), None
+    return " ".join(parts[:-1]), unit
 
 
 def camel(name: str) -> str:

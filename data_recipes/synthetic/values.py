@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 
@@ -86,9 +87,13 @@ def grouped(x: int | float) -> tuple[str, ...]:
 
 
 def number_text(x: int | float) -> str:
-    """How a user types a number: 39, 12.5 (no trailing .0; whole floats are written as integers)."""
+    """How a user types a number: 39, 12.5, 0.000012 (no trailing .0; whole floats are written as integers), every
+    digit of the value the call carries.
+
+    Until session 40 this was `f"{x:g}"`, six significant digits: 0.7% of generated rows asked for 46586.5 and called
+    with 46586.48, teaching the model to write digits the request does not have."""
     x = as_written(x)
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    return format(Decimal(repr(x)), "f") if isinstance(x, float) else str(x)
 
 
 def integer(rng: random.Random, lo: int, hi: int, words_max: int = 999_999) -> Value:
