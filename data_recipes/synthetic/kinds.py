@@ -13,7 +13,8 @@ Kinds (the `kind` in each record's meta):
   dates, odd casing) that the call must normalise.
 - parallel_multiple: two or three different tools in one turn, some of them called more than once (2-6 calls).
 - clarify: a required argument is missing from the request -> the assistant asks for it, the user answers, the
-  assistant calls.
+  assistant calls. In half of them (`bare`) the request states no value at all ("Pull up the order, please.") and
+  the question asks for every required one.
 no_tool also draws near misses: a function-library request with only other functions of its domain offered.
 Every builder returns `(record_dict, info)`; info says which tools the request needs (tests use it).
 
