@@ -499,8 +499,7 @@ def bare(rng: random.Random) -> tuple[dict, dict]:
                              f"It's {values[only.name].surface(rng)}."])
     else:
         question = rng.choice(ASK_FOR_ALL).format(d=T.join_and(wanted_names))
-        phrases = [p.phrase(rng, values[p.name]) for p in tool.required()]
-        said = "; ".join(phrases) if any(" and " in x for x in phrases) else T.join_and(phrases)
+        said = " ".join(p.phrase(rng, values[p.name]) for p in tool.required())  # as a request joins them
         answer = rng.choice(ANSWER_ALL).replace("{a}", said)  # values may hold braces (JSON text)
     msgs = start(rng) + [{"role": "user", "content": user},
                          {"role": "assistant", "content": question},

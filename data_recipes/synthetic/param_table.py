@@ -232,7 +232,7 @@ PARAMS = table([
     enum("merge_method", "How to merge", ["merge", "squash", "rebase"], ["using {}", "with a {}"], default="merge"),
     enum("mode", "Travel mode", ["driving", "walking", "transit", "cycling"], ["by {}", "{}"], default="driving"),
     enum("place_type", "Kind of place", ["restaurant", "cafe", "pharmacy", "gas_station", "atm", "museum", "park",
-                                         "hospital"], ["{}s", "a {}"]),
+                                         "hospital"], ["of type {}", "type {}"]),  # "{}s" wrote "pharmacys"
     enum("league", "League", [("premier_league", "Premier League"), ("la_liga", "La Liga"), ("nba", "NBA"),
                               ("nfl", "NFL"), ("mlb", "MLB"), ("serie_a", "Serie A"), ("bundesliga", "Bundesliga")],
          ["in the {}", "for the {}"]),
