@@ -479,7 +479,7 @@ def asked_as(param) -> str:
     """How a question names a parameter: its description's head, lower-cased, without a leading article ("the
     quantity to convert" -> "quantity to convert", so "What quantity to convert should I use?")."""
     desc = param.schema.get("description", param.name.replace("_", " ")).split(",")[0].split(" (")[0].rstrip(".")
-    desc = desc[:1].lower() + desc[1:] if not desc[:2].isupper() else desc
+    desc = desc if re.match(r"[A-Z]{2}", desc) else desc[:1].lower() + desc[1:]  # "IBAN" stays, "A number" not
     return re.sub(r"^(the|a|an) ", "", desc)
 
 
