@@ -85,7 +85,7 @@ def words_of(name: str) -> tuple[str, str | None]:
     described such parameters as "Word in amperes." and wrote their values as "6.2 a")."""
     parts = name.split("_")
     unit = parts[-1] if len(parts) > 1 and parts[-1] in UNITS else None
-    if unit in LABEL_UNITS and not parts[0].startswith(LABEL_UNITS[unit]):
+    if unit in LABEL_UNITS and not any(w.startswith(LABEL_UNITS[unit]) for w in parts[:-1]):  # final_temperature_c
         unit = None
     if unit is not None and len(parts) > 2 and parts[-2] == "per":
         unit = None
