@@ -124,8 +124,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # session 33: the compound-interest function's fraction rate renamed annual_rate -> interest_rate; no_tool 0.30;
 # session 39: search_handymans -> search_handymen, the catalogue's specs only; session 40: numbers written with every
 # digit (number_text), half the clarify rows bare (kinds.bare), label suffixes no longer units (library.words_of:
-# side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys").
-SAMPLE_SHA256 = "8f64eaa4f89019ad556b69774a7063a6426bf5d25c494f5b93e28b5ed4039b1e"  # generate(300, seed=0)
+# side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys"; session 41: 35% of drawn numbers
+# stated round, "$5000" (values.stated_round), the sample only).
+SAMPLE_SHA256 = "8a98baeea967002f09b2dbf52f242f5228650c9280bec039a13c2fd152891e44"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "b527abdaa2cbba3c62788ef894ccffdbd53f6048c78cfa88b50f18252fd46ca2"
 
 
@@ -582,6 +583,33 @@ def test_numbers_in_requests_carry_every_digit():
                         checked += 1
                         assert float(number_text(x)) == x, (x, number_text(x))
     assert checked > 500
+
+
+def test_numbers_are_often_stated_round_and_copied_with_every_zero():
+    """People say "$5000" and "10,000 users": a good share of whole numbers of 100 or more end in two zeros or more
+    (60% in BFCL's calling suites), and the call carries exactly the number the request states. Drawn uniformly,
+    1.2% did, and the model copied 5000 as 500 (values.stated_round)."""
+    from data_recipes.synthetic.values import P_ROUND, stated_round
+    rng = random.Random(0)
+    cut = [stated_round(rng, 38_412, 100, 50_000) for _ in range(400)]
+    assert {38_412, 40_000, 38_000} == set(cut) and 0.25 < sum(x != 38_412 for x in cut) / 400 < 0.45
+    assert all(stated_round(rng, 96, 90, 99) in (96, 95) for _ in range(50))  # 100 would leave the range
+    assert isinstance(stated_round(random.Random(3), 7.34, 0, 10), (int, float)) and P_ROUND > 0
+
+    whole = round_ = 0
+    for r in generate(3000, seed=7):
+        said = " ".join(m["content"] or "" for m in r["messages"] if m["role"] == "user")
+        for m in r["messages"]:
+            for c in m.get("tool_calls") or []:
+                for x in numbers(c["function"]["arguments"]):
+                    if x >= 100 and x == int(x):
+                        whole += 1
+                        digits = str(int(x))
+                        if len(digits) - len(digits.rstrip("0")) >= 2:
+                            round_ += 1
+                            assert digits in said or f"{int(x):,}" in said or "million" in said or \
+                                (x < 1_000_000 and number_words(int(x)) in said.lower()), (digits, said)
+    assert whole > 500 and round_ / whole > 0.15
 
 
 def test_bare_requests_get_a_question_for_every_required_value():

@@ -113,7 +113,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
     """(JSON Schema without description, sampler) for one parameter type."""
     def number(lo, hi, digits):
         def draw(rng):
-            x = round(rng.uniform(lo, hi), digits)
+            x = V.stated_round(rng, round(rng.uniform(lo, hi), digits), lo, hi)
             return Value(x, V.number_text(x), V.grouped(x))
         return draw
 
