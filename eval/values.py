@@ -12,6 +12,9 @@ accept (nanoagent/checker.py names the first such argument). Each one is put in 
     partial surface form      the value and an accepted string contain one another ('New York' for
                               'New York, NY', 'US' for 'USA'): the right thing in another form
     another span of the prompt the value stands in the user's words (as a whole token) but is not accepted
+    zeros miscounted          a number that is not in the user's words and is an accepted one times a power of
+                              ten (500 or 50000 for 5000, 0.6 for 0.06): a run of zeros copied with one too few
+                              or too many (each digit is a token)
     invented                  the value is not in the user's words (an accepted one may or may not be)
 
 The classes are heuristics on strings, meant to tell the data work which failure dominates and to show whether a
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import re
 import sys
 from collections import Counter
@@ -35,7 +39,7 @@ from nanoagent.suites import SuiteError, load_suite
 
 MESSAGE = re.compile(r"^(?:expected call \d+: )?(?P<fn>[^:]+): (?P<key>[^=\s]+)=(?P<value>.*) is not among (?P<allowed>.*)$", re.S)
 CLASSES = ("percent for fraction", "another argument's value", "partial surface form", "another span of the prompt",
-           "invented", "unclassified")
+           "zeros miscounted", "invented", "unclassified")
 
 
 def _literal(text: str):
@@ -58,6 +62,14 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def _zeros_apart(value, accepted) -> bool:
+    """`value` is `accepted` times 10**k for a k of 1 to 9 either way (500 for 5000; not 5 for 5000.5)."""
+    if not (_is_number(value) and _is_number(accepted)) or value == 0 or accepted == 0 or value == accepted:
+        return False
+    k = math.log10(abs(value / accepted))
+    return (value > 0) == (accepted > 0) and abs(k - round(k)) < 1e-9 and 1 <= abs(round(k)) <= 9
+
+
 def classify(value, allowed: list, other_args: dict, prompt: str) -> str:
     """The class of one wrong value (see the module docstring); `prompt` is the user's words. Booleans and null
     never count as another argument's value (too many arguments share them by chance)."""
@@ -73,6 +85,8 @@ def classify(value, allowed: list, other_args: dict, prompt: str) -> str:
         return "partial surface form"
     if v and _in_words(v, prompt.lower()):
         return "another span of the prompt"
+    if any(_zeros_apart(value, a) for a in allowed):
+        return "zeros miscounted"
     return "invented"
 
 

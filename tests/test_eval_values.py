@@ -23,7 +23,14 @@ from eval.values import classify, classify_result, main
     (None, ["x"], {"c": None}, "", "invented"),
     (7, [0.07], {"years": 7}, "7% for 7 years", "percent for fraction"),   # checked first
     ("E", ["EUR"], {}, "pay in E", "another span of the prompt"),  # one letter is no surface form
-    (5, [50], {}, "a loan of $15000", "invented"),                 # '5' is not a token of '$15000'
+    (5, [7], {}, "a loan of $15000", "invented"),                  # '5' is not a token of '$15000'
+    (5, [50], {}, "a loan of $15000", "zeros miscounted"),         # nor is it there: 50 with a zero dropped
+    (500, [5000], {}, "invest $5000", "zeros miscounted"),
+    (1000, [10000, 10000.0], {}, "$10,000 at 5%", "zeros miscounted"),
+    (0.6, [0.06], {}, "a 6% growth rate", "zeros miscounted"),
+    (500, [5000], {}, "500 shares worth $5000", "another span of the prompt"),  # the span comes first
+    (5001, [5000], {}, "$5000", "invented"),
+    (-500, [5000], {}, "$5000", "invented"),
 ])
 def test_each_class_on_a_hand_made_case(value, allowed, others, prompt, expected):
     assert classify(value, allowed, others, prompt) == expected
