@@ -125,8 +125,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # session 39: search_handymans -> search_handymen, the catalogue's specs only; session 40: numbers written with every
 # digit (number_text), half the clarify rows bare (kinds.bare), label suffixes no longer units (library.words_of:
 # side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys"; session 41: 35% of drawn numbers
-# stated round, "$5000" (values.stated_round), the sample only).
-SAMPLE_SHA256 = "8a98baeea967002f09b2dbf52f242f5228650c9280bec039a13c2fd152891e44"  # generate(300, seed=0)
+# stated round, "$5000" (values.stated_round); then requests fill their ask's placeholder ("the factorial of 5", not
+# "of a number of 5": phrasing.merged), two lists in one request in brackets, 1.5e+26 for a mass; the sample only).
+SAMPLE_SHA256 = "3b91aaff1297aa3cd21cdf07b2f1acdb82da41a1359b6c1bedf5beda7e90ee97"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "b527abdaa2cbba3c62788ef894ccffdbd53f6048c78cfa88b50f18252fd46ca2"
 
 
@@ -602,7 +603,7 @@ def test_numbers_are_often_stated_round_and_copied_with_every_zero():
         for m in r["messages"]:
             for c in m.get("tool_calls") or []:
                 for x in numbers(c["function"]["arguments"]):
-                    if x >= 100 and x == int(x):
+                    if 100 <= x < 1e15 and x == int(x):  # from 1e15 on a number is written 1.5e+26
                         whole += 1
                         digits = str(int(x))
                         if len(digits) - len(digits.rstrip("0")) >= 2:
@@ -610,6 +611,39 @@ def test_numbers_are_often_stated_round_and_copied_with_every_zero():
                             assert digits in said or f"{int(x):,}" in said or "million" in said or \
                                 (x < 1_000_000 and number_words(int(x)) in said.lower()), (digits, said)
     assert whole > 500 and round_ / whole > 0.15
+
+
+def test_requests_fill_the_ask_instead_of_repeating_it():
+    """A function's ask names a placeholder its first phrase fills ("the factorial of a number" + "of 5"): the request
+    says "the factorial of 5". Until session 41 it said "of a number of 5", "roll some dice 3 dice", "is a number
+    prime is 80000 prime", "10.9 hours overtime hours", wrote a planet's mass in 27 digits and two lists side by side
+    with no boundary ("50, 14 and 50 and 6, 13 and 39")."""
+    from data_recipes.synthetic.phrasing import merged
+    assert merged("find the factorial of a number", "of 5") == "find the factorial"
+    assert merged("compute the correlation between two lists", "between [1, 2] and [3, 4]") == "compute the correlation"
+    assert merged("roll some dice", "3 dice") == "roll"
+    assert merged("check whether a number is prime", "whether 7 is prime") == "check"
+    assert merged("find the area of a triangle", "with base 3") == "find the area of a triangle"
+    assert merged("check whether a word is a palindrome", "whether level is a palindrome") == "check"
+    assert merged("estimate the emissions of a flight", "for a 900 km flight") == "estimate the emissions of a flight"
+
+    repeated = re.compile(r"(?:of|between|from) (?:a|an|two|some) (?:number|numbers|list|lists|text|matrix|vector|"
+                          r"vectors|date|string|compound|angle|mineral|meal|expression|investment) (?:of|between|from) "
+                          r"|some dice \S+ dice|is (?:prime|perfect|a leap year) is |hours \S+ hours|\d{16}")
+    two_lists = [t for t in catalogue() if sum(p.schema.get("type") == "array" for p, _ in t.params) > 1
+                 and t.verb == "fn"]
+    checked = bracketed = 0
+    for r in generate(4000, seed=12):
+        said = " ".join(m["content"] or "" for m in r["messages"] if m["role"] == "user")
+        assert not repeated.search(said), said
+        for m in r["messages"]:
+            for c in m.get("tool_calls") or []:
+                if any(c["function"]["name"] == t.name for t in two_lists) and r["meta"]["kind"] in (
+                        "single", "distractor", "normalize", "multi_turn"):
+                    lists = [v for v in c["function"]["arguments"].values() if isinstance(v, list)]
+                    checked += 1
+                    bracketed += all("[" + ", ".join(map(str, v)) + "]" in said for v in lists)
+    assert checked > 5 and bracketed == checked
 
 
 def test_bare_requests_get_a_question_for_every_required_value():

@@ -223,7 +223,7 @@ FUNCTIONS = EVERYDAY + (
     F("date_math", "convert_timezone", "convert a time between time zones", "A local time in another time zone.",
       "time:time@{}; from_timezone:s:timezone@from {}; to_timezone:s:timezone@to {}; ?date:date@on {}"),
     F("date_math", "check_leap_year", "check whether a year is a leap year", "Whether a year is a leap year.",
-      "year:i:1600:2400@is {} a leap year", lambda a: a["year"] % 4 == 0 and (a["year"] % 100 != 0 or a["year"] % 400 == 0)),
+      "year:i:1600:2400@whether {} is a leap year", lambda a: a["year"] % 4 == 0 and (a["year"] % 100 != 0 or a["year"] % 400 == 0)),
     F("date_math", "get_week_number", "get the ISO week number of a date", "ISO week number.", "date:date@of {}",
       lambda a: dt.date.fromisoformat(a["date"]).isocalendar()[1]),
     # text analysis

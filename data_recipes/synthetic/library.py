@@ -27,7 +27,7 @@ Left out: formulas whose inputs a user can't state in one sentence; results for 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable
 
@@ -113,7 +113,10 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
     """(JSON Schema without description, sampler) for one parameter type."""
     def number(lo, hi, digits):
         def draw(rng):
-            x = V.stated_round(rng, round(rng.uniform(lo, hi), digits), lo, hi)
+            x = round(rng.uniform(lo, hi), digits)
+            if abs(x) >= V.SCIENTIFIC:  # a planet's mass is said as 5.97e+24 kg, not in 25 digits
+                x = float(f"{x:.3g}")
+            x = V.stated_round(rng, x, lo, hi)
             return Value(x, V.number_text(x), V.grouped(x))
         return draw
 
@@ -165,6 +168,16 @@ def _listed(items: list[Value]) -> Value:
     return Value([i.value for i in items], text, (f"[{', '.join(i.text for i in items)}]",))
 
 
+def _bracketed(sample: Callable) -> Callable:
+    """A list sampler that writes its list in brackets: beside another list, "50, 14 and 50 and 6, 13 and 39" has
+    no boundary a reader can find (the plain form until session 41)."""
+    def draw(rng):
+        v = sample(rng)
+        text = next((t for t in (v.text, *v.alt) if t.startswith("[")), v.text)
+        return Value(v.value, text, tuple(a for a in v.alt if a.startswith("[") and a != text))
+    return draw
+
+
 def _default(kind: str, text: str):
     if kind == "i":
         return int(text)
@@ -191,13 +204,15 @@ UNIT_ABBREVIATIONS = {"mm", "mol", "kg", "g", "m", "cm", "km", "mg", "ml", "l", 
 
 
 def _unit_in_phrase(phrase: str, unit: str | None) -> bool:
-    """Whether a custom phrase writes the unit itself right after the value ("with {} mm of rain", "{} µC")."""
+    """Whether a custom phrase writes the unit itself after the value: right after it ("with {} mm of rain", "{} µC")
+    or further on ("for {} overtime hours"; until session 41 that read "for 10.9 hours overtime hours")."""
     after = phrase.split("{}", 1)[1] if "{}" in phrase else ""
     if not after.startswith(" ") or not after.strip():
         return False
     word = after.split()[0].lower()
     names = {unit, UNITS.get(unit or ""), SHORT_UNITS.get(unit or "")} - {None}
-    return not word.isalpha() or word in UNIT_ABBREVIATIONS or word in names
+    return (not word.isalpha() or word in UNIT_ABBREVIATIONS or word in names
+            or any(w.strip(".,;") in names for w in after.lower().split()[1:]))
 
 
 def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], dict[str, str]]:
@@ -228,6 +243,8 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
                           _default(kind, default) if default else None), required))
     if not out:
         raise SpecError(f"{fn.domain}/{fn.name}: a function needs at least one parameter")
+    if sum(p.schema["type"] == "array" for p, _ in out) > 1:
+        out = [(replace(p, sample=_bracketed(p.sample)) if p.schema["type"] == "array" else p, req) for p, req in out]
     return tuple(out), names
 
 

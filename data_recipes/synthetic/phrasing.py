@@ -11,6 +11,7 @@ Left out: languages other than English; the tokenizer and the model are English-
 from __future__ import annotations
 
 import random
+import re
 
 from data_recipes.synthetic import values as V
 
@@ -109,14 +110,39 @@ def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: 
     return [p.phrase(rng, values[p.name], normalise) for p in order]
 
 
+_OF_PLACEHOLDER = re.compile(r" (of|between|from) (?:a|an|two|some) [a-z]+$")  # "the factorial of a number"
+_PLACEHOLDER = re.compile(r" (?:a|an|some) ([a-z]+)$")            # "roll some dice"
+_WHETHER = re.compile(r"^(.*?) (?:whether|if) ")                  # "check whether a number is prime"
+_PREPOSITIONS = {"of", "for", "from", "between", "in", "on", "to", "with", "at", "by"}
+
+
+def merged(act: str, first: str) -> str:
+    """A function's ask with the placeholder its first phrase fills taken out: "find the factorial of a number" +
+    "of 5" -> "find the factorial" (+ " of 5"), and so for "between two lists" and "from a list"; "roll some dice" +
+    "3 dice" -> "roll"; "check whether a year is a leap year" + "whether 2024 is a leap year" -> "check". Until
+    session 41 requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a number
+    is prime is 80000 prime"."""
+    if (m := _OF_PLACEHOLDER.search(act)) and first.startswith(m.group(1) + " "):
+        return act[:m.start()]
+    if first.startswith("whether ") and (m := _WHETHER.match(act)):
+        return m.group(1)
+    if ((m := _PLACEHOLDER.search(act)) and first.endswith(" " + m.group(1))
+            and act[:m.start()].rsplit(" ", 1)[-1] not in _PREPOSITIONS):  # not "the emissions of" + "for a flight"
+        return act[:m.start()]
+    return act
+
+
 def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool = False, p_typo: float = 0.04) -> str:
     """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'."""
     act = action(tool, rng)
+    slots = slot_phrases(tool, args, values, rng, normalise)
+    if tool.verb == "fn" and slots:
+        act = merged(act, slots[0])
     if rng.random() < p_typo:
         act = typo(act, rng)
-    slots = slot_phrases(tool, args, values, rng, normalise)
     sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "
-    return (act + " " + sep.join(slots)).strip()
+    text = act + " " + sep.join(slots)
+    return text.replace(" ,", ",").replace(",,", ",").strip()  # a phrase ", {}" follows the value before it
 
 
 def wrap(x: str, rng: random.Random) -> str:

@@ -33,13 +33,16 @@ class Value:
         return self.text
 
 
+SCIENTIFIC = 1e15  # from here on a number is written 1.5e+26 (until session 41: 149999999999999998557159424)
+
+
 def as_written(value: Any) -> Any:
     """A whole float as the integer the user typed (39.0 -> 39), through lists and objects.
 
     The user writes "39", so the call carries 39: JSON Schema's `number` and BFCL's float check both accept it,
     while a call that writes 39.0 taught the model to write "radius": 4.0 for BFCL's integer parameters too
     (35 of the quality-gpu-300-new model's errors on the calling suites)."""
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < SCIENTIFIC:
         return int(value)
     if isinstance(value, list):
         return [as_written(v) for v in value]
@@ -78,7 +81,7 @@ def grouped(x: int | float) -> tuple[str, ...]:
     No build before this one had a thousands separator in any request, while 27 requests of BFCL's calling suites
     have one or say "million" ("$2,000,000", "12,000 miles"); the quality-gpu-300-new model got 1 of them right."""
     x = as_written(x)
-    if isinstance(x, bool) or abs(x) < 1000:
+    if isinstance(x, bool) or abs(x) < 1000 or abs(x) >= SCIENTIFIC:
         return ()
     forms = [f"{x:,}"]
     if abs(x) >= 1_000_000 and round(x / 1_000_000, 2) * 1_000_000 == x:
@@ -93,6 +96,8 @@ def number_text(x: int | float) -> str:
     Until session 40 this was `f"{x:g}"`, six significant digits: 0.7% of generated rows asked for 46586.5 and called
     with 46586.48, teaching the model to write digits the request does not have."""
     x = as_written(x)
+    if isinstance(x, float) and abs(x) >= SCIENTIFIC:
+        return repr(x)  # as JSON writes it in the call: 1.5e+26
     return format(Decimal(repr(x)), "f") if isinstance(x, float) else str(x)
 
 
