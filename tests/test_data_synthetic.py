@@ -126,8 +126,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # digit (number_text), half the clarify rows bare (kinds.bare), label suffixes no longer units (library.words_of:
 # side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys"; session 41: 35% of drawn numbers
 # stated round, "$5000" (values.stated_round); then requests fill their ask's placeholder ("the factorial of 5", not
-# "of a number of 5": phrasing.merged), two lists in one request in brackets, 1.5e+26 for a mass; the sample only).
-SAMPLE_SHA256 = "3b91aaff1297aa3cd21cdf07b2f1acdb82da41a1359b6c1bedf5beda7e90ee97"  # generate(300, seed=0)
+# "of a number of 5", "look up the claim CLM-1", not "claim claim CLM-1": phrasing.merged), two lists in one request
+# in brackets, 1.5e+26 for a mass; the sample only).
+SAMPLE_SHA256 = "dfd05e3433d7d67c028da1a5dff91a6d3cff6f2b1331b9716aaafa80e7fa97fc"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "b527abdaa2cbba3c62788ef894ccffdbd53f6048c78cfa88b50f18252fd46ca2"
 
 
@@ -626,10 +627,13 @@ def test_requests_fill_the_ask_instead_of_repeating_it():
     assert merged("find the area of a triangle", "with base 3") == "find the area of a triangle"
     assert merged("check whether a word is a palindrome", "whether level is a palindrome") == "check"
     assert merged("estimate the emissions of a flight", "for a 900 km flight") == "estimate the emissions of a flight"
+    assert merged("look up the insurance claim", "claim CLM-1", fn=False) == "look up the insurance"
+    assert merged("roll some dice", "3 dice", fn=False) == "roll some dice"
 
     repeated = re.compile(r"(?:of|between|from) (?:a|an|two|some) (?:number|numbers|list|lists|text|matrix|vector|"
                           r"vectors|date|string|compound|angle|mineral|meal|expression|investment) (?:of|between|from) "
-                          r"|some dice \S+ dice|is (?:prime|perfect|a leap year) is |hours \S+ hours|\d{16}")
+                          r"|some dice \S+ dice|is (?:prime|perfect|a leap year) is |hours \S+ hours|\d{16}"
+                          r"|\b(claim|flight|instance|bands) (?:with )?\1\b|for a plant for ")
     two_lists = [t for t in catalogue() if sum(p.schema.get("type") == "array" for p, _ in t.params) > 1
                  and t.verb == "fn"]
     checked = bracketed = 0

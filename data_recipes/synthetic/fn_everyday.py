@@ -118,7 +118,7 @@ FUNCTIONS = (
     F("cooking", "calculate_nutrition_facts", "calculate the nutrition of a meal", "Calories and macros of foods.",
       "foods:ls:food@of {}; ?portion_grams:i:50:400=100@per {} g"),
     # electrical engineering
-    F("electrical_engineering", "calculate_resistor_color_code", "decode a resistor's colour bands",
+    F("electrical_engineering", "calculate_resistor_color_code", "decode a resistor's colour code",
       "Resistance from colour bands.", "bands:ls:color_band@with bands {}"),
     F("electrical_engineering", "calculate_voltage_divider", "calculate the output of a voltage divider",
       "Output voltage of a two-resistor divider.", "input_voltage_v:n:1:48:1@from {}; r1_ohm:n:100:100000:0@with R1 = "
@@ -332,7 +332,7 @@ FUNCTIONS = (
     F("hr_analytics", "calculate_pto_accrual", "work out the paid time off accrued", "Hours of PTO accrued.",
       "hours_worked:n:40:2080:0@after {} hours worked; accrual_rate:n:0.02:0.1:3@at {} hours per hour",
       lambda a: a["hours_worked"] * a["accrual_rate"]),
-    F("project_management", "estimate_pert_duration", "estimate a task duration with PERT", "Expected duration.",
+    F("project_management", "estimate_pert_duration", "estimate a PERT task duration", "Expected duration.",
       "optimistic_days:n:1:10:0@with optimistic {} days; most_likely_days:n:5:20:0@most likely {} days; "
       "pessimistic_days:n:15:60:0@and pessimistic {} days", lambda a: (a["optimistic_days"] + 4 * a["most_likely_days"]
                                                                       + a["pessimistic_days"]) / 6),

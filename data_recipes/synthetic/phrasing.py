@@ -110,18 +110,24 @@ def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: 
     return [p.phrase(rng, values[p.name], normalise) for p in order]
 
 
-_OF_PLACEHOLDER = re.compile(r" (of|between|from) (?:a|an|two|some) [a-z]+$")  # "the factorial of a number"
+_OF_PLACEHOLDER = re.compile(r" (of|between|from|for) (?:a|an|two|some) [a-z]+$")  # "the factorial of a number"
 _PLACEHOLDER = re.compile(r" (?:a|an|some) ([a-z]+)$")            # "roll some dice"
 _WHETHER = re.compile(r"^(.*?) (?:whether|if) ")                  # "check whether a number is prime"
 _PREPOSITIONS = {"of", "for", "from", "between", "in", "on", "to", "with", "at", "by"}
 
 
-def merged(act: str, first: str) -> str:
+def merged(act: str, first: str, fn: bool = True) -> str:
     """A function's ask with the placeholder its first phrase fills taken out: "find the factorial of a number" +
     "of 5" -> "find the factorial" (+ " of 5"), and so for "between two lists" and "from a list"; "roll some dice" +
     "3 dice" -> "roll"; "check whether a year is a leap year" + "whether 2024 is a leap year" -> "check". Until
     session 41 requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a number
-    is prime is 80000 prime"."""
+    is prime is 80000 prime". For any tool, an ask whose last word opens the phrase gives it up ("look up the
+    insurance claim" + "claim CLM-39679"; `fn` False applies only this)."""
+    head, _, last = act.rpartition(" ")
+    if head and len(last) >= 3 and last.isalpha() and last not in _PREPOSITIONS and first.split(" ", 1)[0] == last:
+        return head
+    if not fn:
+        return act
     if (m := _OF_PLACEHOLDER.search(act)) and first.startswith(m.group(1) + " "):
         return act[:m.start()]
     if first.startswith("whether ") and (m := _WHETHER.match(act)):
@@ -136,8 +142,8 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'."""
     act = action(tool, rng)
     slots = slot_phrases(tool, args, values, rng, normalise)
-    if tool.verb == "fn" and slots:
-        act = merged(act, slots[0])
+    if slots:
+        act = merged(act, slots[0], tool.verb == "fn")
     if rng.random() < p_typo:
         act = typo(act, rng)
     sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "
