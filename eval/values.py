@@ -66,7 +66,12 @@ def _zeros_apart(value, accepted) -> bool:
     """`value` is `accepted` times 10**k for a k of 1 to 9 either way (500 for 5000; not 5 for 5000.5)."""
     if not (_is_number(value) and _is_number(accepted)) or value == 0 or accepted == 0 or value == accepted:
         return False
-    k = math.log10(abs(value / accepted))
+    try:
+        k = math.log10(abs(value / accepted))
+    except (OverflowError, ValueError):  # a reply's 1e999 or a huge integer
+        return False
+    if not math.isfinite(k):
+        return False
     return (value > 0) == (accepted > 0) and abs(k - round(k)) < 1e-9 and 1 <= abs(round(k)) <= 9
 
 

@@ -123,6 +123,7 @@ def test_lint_names_descriptions_and_requests():
             assert "in amperes" not in d or p.name.lower().startswith("current"), (t.name, p.name, d)
             assert "in degrees Celsius" not in d or "temperature" in p.name.lower(), (t.name, p.name, d)
             assert " per in " not in d, (t.name, p.name, d)
+            assert not d.startswith("Light in "), (t.name, p.name, d)  # light_years is a distance, not "in years"
     doubled = re.compile(r"\b(years|hours|days|minutes|number|in|out|mm|kg|m|cm)\s+\1\b", re.I)
     for i in range(1500):
         rec, info = example(i, 0, DEFAULT_KINDS)

@@ -27,6 +27,7 @@ Left out: formulas whose inputs a user can't state in one sentence; results for 
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable
@@ -87,8 +88,8 @@ def words_of(name: str) -> tuple[str, str | None]:
     unit = parts[-1] if len(parts) > 1 and parts[-1] in UNITS else None
     if unit in LABEL_UNITS and not any(w.startswith(LABEL_UNITS[unit]) for w in parts[:-1]):  # final_temperature_c
         unit = None
-    if unit is not None and len(parts) > 2 and parts[-2] == "per":
-        unit = None
+    if unit is not None and len(parts) > 2 and parts[-2] == "per" or parts[-2:] == ["light", "years"]:
+        unit = None  # coverage_m2_per_l; light_years is a distance (until session 41 "Light in years.")
     if unit is None:
         return " ".join(parts), None
     return " ".join(parts[:-1]), unit
@@ -109,12 +110,14 @@ def _with_unit(v: Value, unit: str | None) -> Value:
     return Value(v.value, f"{v.text}{sep}{short}", alts)
 
 
-def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[dict, Callable]:
-    """(JSON Schema without description, sampler) for one parameter type."""
+def _sampler(kind: str, args: list[str], unit: str | None, where: str,
+             length: int | None = None) -> tuple[dict, Callable]:
+    """(JSON Schema without description, sampler) for one parameter type; `length` fixes a number list's length
+    (3-7 items drawn otherwise)."""
     def number(lo, hi, digits):
         def draw(rng):
             x = round(rng.uniform(lo, hi), digits)
-            if abs(x) >= V.SCIENTIFIC:  # a planet's mass is said as 5.97e+24 kg, not in 25 digits
+            if abs(x) >= V.SCIENTIFIC and lo <= float(f"{x:.3g}") <= hi:  # a planet's mass: 5.97e+24 kg, not 25 digits
                 x = float(f"{x:.3g}")
             x = V.stated_round(rng, x, lo, hi)
             return Value(x, V.number_text(x), V.grouped(x))
@@ -145,7 +148,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str) -> tuple[
             digits = 0 if kind == "li" else int(args[2]) if len(args) > 2 else 1
             draw = number(lo, hi, digits)
             item = {"type": "integer" if kind == "li" else "number"}
-            return {"type": "array", "items": item}, lambda r: _listed([draw(r) for _ in range(r.randint(3, 7))])
+            return {"type": "array", "items": item}, lambda r: _listed([draw(r) for _ in range(length or r.randint(3, 7))])
         if kind == "ls":
             pool = P.POOLS[args[0]]
             return ({"type": "array", "items": {"type": "string"}},
@@ -169,8 +172,8 @@ def _listed(items: list[Value]) -> Value:
 
 
 def _bracketed(sample: Callable) -> Callable:
-    """A list sampler that writes its list in brackets: beside another list, "50, 14 and 50 and 6, 13 and 39" has
-    no boundary a reader can find (the plain form until session 41)."""
+    """A list sampler that writes its list in brackets where the list has a bracket form: beside another list,
+    "50, 14 and 50 and 6, 13 and 39" has no boundary a reader can find (the plain form until session 41)."""
     def draw(rng):
         v = sample(rng)
         text = next((t for t in (v.text, *v.alt) if t.startswith("[")), v.text)
@@ -218,9 +221,12 @@ def _unit_in_phrase(phrase: str, unit: str | None) -> bool:
 def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], dict[str, str]]:
     """The Params of one style of `fn`, and the map from the style's argument names to the snake names."""
     out, names = [], {}
-    for token in (t.strip() for t in fn.params.split(";")):
-        if not token:
-            continue
+    tokens = [t.strip() for t in fn.params.split(";") if t.strip()]
+    number_lists = [t for t in tokens if t.partition("@")[0].split(":")[1:2] in (["li"], ["ln"])]
+    # x and y of a regression, values and weights: one length for all of a function's number lists (until session
+    # 41 each drew its own, and the correlation of 6 values with 7 was asked for)
+    length = 3 + zlib.crc32(fn.name.encode()) % 5 if len(number_lists) > 1 else None
+    for token in tokens:
         where = f"{fn.domain}/{fn.name} parameter {token!r}"
         body, _, phrase = token.partition("@")
         body, _, default = body.partition("=")
@@ -231,7 +237,7 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
             raise SpecError(f"{where}: parameter names are snake_case")
         words, unit = words_of(name)
         said = None if phrase and _unit_in_phrase(phrase, unit) else unit  # a phrase with its unit: bare value
-        schema, sample = _sampler(kind, args, said, where)
+        schema, sample = _sampler(kind, args, said, where, length)
         desc = P.DESCRIPTIONS.get(name) or (words[:1].upper() + words[1:] + (f" in {UNITS[unit]}" if unit else ""))
         schema = {**schema, "description": desc + "."}
         phrases, false_phrases = ((phrase,), ()) if phrase else _phrases(name, kind, schema)

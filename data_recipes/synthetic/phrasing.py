@@ -114,28 +114,34 @@ _OF_PLACEHOLDER = re.compile(r" (of|between|from|for) (?:a|an|two|some) [a-z]+$"
 _PLACEHOLDER = re.compile(r" (?:a|an|some) ([a-z]+)$")            # "roll some dice"
 _WHETHER = re.compile(r"^(.*?) (?:whether|if) ")                  # "check whether a number is prime"
 _PREPOSITIONS = {"of", "for", "from", "between", "in", "on", "to", "with", "at", "by"}
+_KEPT_NOUNS = {"vector", "vectors", "matrix"}  # the bare value does not say what it is: "of the matrix ..."
+_REAL_NOUNS = {"investment", "solution"}  # "the future value of an investment of $500" reads well as it is
 
 
-def merged(act: str, first: str, fn: bool = True) -> str:
-    """A function's ask with the placeholder its first phrase fills taken out: "find the factorial of a number" +
-    "of 5" -> "find the factorial" (+ " of 5"), and so for "between two lists" and "from a list"; "roll some dice" +
-    "3 dice" -> "roll"; "check whether a year is a leap year" + "whether 2024 is a leap year" -> "check". Until
-    session 41 requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a number
-    is prime is 80000 prime". For any tool, an ask whose last word opens the phrase gives it up ("look up the
+def merged(act: str, first: str, fn: bool = True) -> tuple[str, str]:
+    """A function's ask and first phrase with the placeholder the phrase fills taken out of the ask: "find the
+    factorial of a number" + "of 5" -> "find the factorial" + "of 5", and so for "between two lists" and "from a
+    list"; a vector or matrix keeps its noun ("the length of the vector [1, 2]"); "roll some dice" + "3 dice" ->
+    "roll" + "3 dice"; "check whether a year is a leap year" + "whether 2024 is a leap year" -> "check" + the phrase.
+    Until session 41 requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a
+    number is prime is 80000 prime". For any tool, an ask whose last word opens the phrase gives it up ("look up the
     insurance claim" + "claim CLM-39679"; `fn` False applies only this)."""
     head, _, last = act.rpartition(" ")
     if head and len(last) >= 3 and last.isalpha() and last not in _PREPOSITIONS and first.split(" ", 1)[0] == last:
-        return head
+        return head, first
     if not fn:
-        return act
-    if (m := _OF_PLACEHOLDER.search(act)) and first.startswith(m.group(1) + " "):
-        return act[:m.start()]
+        return act, first
+    if ((m := _OF_PLACEHOLDER.search(act)) and first.startswith(m.group(1) + " ")
+            and (noun := act.rsplit(" ", 1)[1]) not in _REAL_NOUNS):
+        if noun in _KEPT_NOUNS:  # "the determinant of the matrix [[1, 2], [3, 4]]", not "of [[1, 2], [3, 4]]"
+            return f"{act[:m.start()]} {m.group(1)} the {noun}", first.split(" ", 1)[1]
+        return act[:m.start()], first
     if first.startswith("whether ") and (m := _WHETHER.match(act)):
-        return m.group(1)
+        return m.group(1), first
     if ((m := _PLACEHOLDER.search(act)) and first.endswith(" " + m.group(1))
             and act[:m.start()].rsplit(" ", 1)[-1] not in _PREPOSITIONS):  # not "the emissions of" + "for a flight"
-        return act[:m.start()]
-    return act
+        return act[:m.start()], first
+    return act, first
 
 
 def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool = False, p_typo: float = 0.04) -> str:
@@ -143,7 +149,7 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     act = action(tool, rng)
     slots = slot_phrases(tool, args, values, rng, normalise)
     if slots:
-        act = merged(act, slots[0], tool.verb == "fn")
+        act, slots[0] = merged(act, slots[0], tool.verb == "fn")
     if rng.random() < p_typo:
         act = typo(act, rng)
     sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "

@@ -33,7 +33,8 @@ class Value:
         return self.text
 
 
-SCIENTIFIC = 1e15  # from here on a number is written 1.5e+26 (until session 41: 149999999999999998557159424)
+SCIENTIFIC = 1e16  # from here on a number is written 1.5e+26, as repr and JSON write it (until session 41 as an
+#                   integer's 27 digits, 149999999999999998557159424)
 
 
 def as_written(value: Any) -> Any:
@@ -121,7 +122,7 @@ def stated_round(rng: random.Random, x: int | float, lo: float, hi: float) -> in
 
 def integer(rng: random.Random, lo: int, hi: int, words_max: int = 999_999) -> Value:
     n = rng.randint(lo, hi)
-    if 1000 <= lo and hi <= 2100:  # a year: typed as digits, never "2,024" or in words
+    if 1000 <= lo and hi <= 2500:  # a year: typed as digits, never "2,024", in words or rounded to 2000
         return Value(n, str(n), ())
     n = stated_round(rng, n, lo, hi)
     alt = ((number_words(n),) if 0 <= n <= words_max else ()) + grouped(n)
