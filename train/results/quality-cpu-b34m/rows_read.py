@@ -34,8 +34,26 @@ def main(config_path: str, data_dir: str) -> None:
                  "counts the first epoch only")
     read = [i for batch in plan[:micro_batches] for i in batch]
     kinds = collections.Counter((r.meta or {}).get("kind", "?") for r in (records[i] for i in read))
+    numbers = [x for i in read for x in call_numbers(records[i])]
+    whole = [x for x in numbers if 100 <= abs(x) < 1e16 and x == int(x)]
     print(json.dumps({"rows_read": len(read), "rows": len(records),
-                      "input_tokens": sum(len(ds.ids[i]) - 1 for i in read), "kinds": dict(sorted(kinds.items()))}))
+                      "input_tokens": sum(len(ds.ids[i]) - 1 for i in read), "kinds": dict(sorted(kinds.items())),
+                      # session 41 (quality-cpu-round-seed2): numbers its calls carry, whole ones of 100 or more,
+                      # and those of them that end in two zeros or more ("round")
+                      "call_numbers": len(numbers), "whole_100_up": len(whole),
+                      "round": sum(str(int(abs(x))).endswith("00") for x in whole)}))
+
+
+def call_numbers(record) -> list:
+    """Every number the record's calls carry, through lists and objects."""
+    def walk(v):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield v
+        elif isinstance(v, (list, dict)):
+            for x in (v.values() if isinstance(v, dict) else v):
+                yield from walk(x)
+    return [x for m in record.messages for c in (m.get("tool_calls") or [])
+            for x in walk(c.get("function", c).get("arguments"))]
 
 
 if __name__ == "__main__":
