@@ -127,9 +127,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys"; session 41: requests fill their
 # ask's placeholder ("the factorial of 5", not "of a number of 5"; "look up the claim CLM-1", not "claim claim
 # CLM-1": phrasing.merged), two lists in one request in brackets and of one length, 1.5e+26 for a mass; and the
-# catalogue: light_years is "Light years.", not "Light in years."; round numbers (values.stated_round) were tried
-# and taken out again, train/results/quality-cpu-round-seed2/).
-SAMPLE_SHA256 = "c97d6d40f56aa7f7b1824cb68a971ed33d9bead316a54b8d210c3edc858e43b0"  # generate(300, seed=0)
+# catalogue: light_years is "Light years.", not "Light in years."; and 35% of drawn numbers stated round, "$5000"
+# (values.stated_round, train/results/quality-cpu-round-seed2/).
+SAMPLE_SHA256 = "8f177812a61588072fe35c26e2a4719fc6d7a43a93480bbae56840ff924532c1"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "1c887ece86e0e52c768a4c9c77bf39df4609ae0f89e0083a4a46bb2d4442d536"
 
 
@@ -586,6 +586,36 @@ def test_numbers_in_requests_carry_every_digit():
                         checked += 1
                         assert float(number_text(x)) == x, (x, number_text(x))
     assert checked > 500
+
+
+def test_numbers_are_often_stated_round_and_copied_with_every_zero():
+    """People say "$5000" and "10,000 users": a good share of whole numbers of 100 or more end in two zeros or more
+    (60% in BFCL's calling suites), and the call carries exactly the number the request states. Drawn uniformly,
+    1.2% did, and the model copied 5000 as 500 (values.stated_round)."""
+    from data_recipes.synthetic.values import P_ROUND, stated_round
+    rng = random.Random(0)
+    cut = [stated_round(rng, 38_412, 100, 50_000) for _ in range(400)]
+    assert {38_412, 40_000, 38_000} == set(cut) and 0.25 < sum(x != 38_412 for x in cut) / 400 < 0.45
+    near_top = {stated_round(rng, 96.7, 91, 99) for _ in range(200)}
+    assert near_top == {96.7, 97}  # one digit, 100, would leave the range: kept as drawn
+    assert {stated_round(rng, 7.34, 0, 10) for _ in range(200)} == {7.34, 7, 7.3} and 0 < P_ROUND < 1
+
+    whole = round_ = 0
+    for r in generate(3000, seed=7):
+        said = " ".join(m["content"] or "" for m in r["messages"] if m["role"] == "user")
+        for m in r["messages"]:
+            for c in m.get("tool_calls") or []:
+                for x in numbers(c["function"]["arguments"]):
+                    if 100 <= x < 1e15 and x == int(x):  # from 1e15 on a number is written 1.5e+26
+                        whole += 1
+                        digits = str(int(x))
+                        if len(digits) - len(digits.rstrip("0")) >= 2:
+                            round_ += 1
+                            stated = [digits, f"{int(x):,}", f"{x / 1e6:g} million"]
+                            whole_token = r"(?<![\d.])(?<!\d,){}(?!\d|[,.]\d)"
+                            assert any(re.search(whole_token.format(re.escape(s)), said) for s in stated) or \
+                                (x < 1_000_000 and number_words(int(x)) in said.lower()), (digits, said)
+    assert whole > 500 and round_ / whole > 0.15
 
 
 def test_requests_fill_the_ask_instead_of_repeating_it():

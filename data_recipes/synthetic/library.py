@@ -119,6 +119,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
             x = round(rng.uniform(lo, hi), digits)
             if abs(x) >= V.SCIENTIFIC and lo <= float(f"{x:.3g}") <= hi:  # a planet's mass: 5.97e+24 kg, not 25 digits
                 x = float(f"{x:.3g}")
+            x = V.stated_round(rng, x, lo, hi)
             return Value(x, V.number_text(x), V.grouped(x))
         return draw
 
