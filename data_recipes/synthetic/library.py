@@ -88,7 +88,7 @@ def words_of(name: str) -> tuple[str, str | None]:
     unit = parts[-1] if len(parts) > 1 and parts[-1] in UNITS else None
     if unit in LABEL_UNITS and not any(w.startswith(LABEL_UNITS[unit]) for w in parts[:-1]):  # final_temperature_c
         unit = None
-    if unit is not None and len(parts) > 2 and parts[-2] == "per" or parts[-2:] == ["light", "years"]:
+    if unit is not None and (len(parts) > 2 and parts[-2] == "per" or parts[-2:] == ["light", "years"]):
         unit = None  # coverage_m2_per_l; light_years is a distance (until session 41 "Light in years.")
     if unit is None:
         return " ".join(parts), None
@@ -115,13 +115,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
     """(JSON Schema without description, sampler) for one parameter type; `length` fixes a number list's length
     (3-7 items drawn otherwise)."""
     def number(lo, hi, digits):
-        def draw(rng):
-            x = round(rng.uniform(lo, hi), digits)
-            if abs(x) >= V.SCIENTIFIC and lo <= float(f"{x:.3g}") <= hi:  # a planet's mass: 5.97e+24 kg, not 25 digits
-                x = float(f"{x:.3g}")
-            x = V.stated_round(rng, x, lo, hi)
-            return Value(x, V.number_text(x), V.grouped(x))
-        return draw
+        return lambda rng: V.decimal(rng, lo, hi, digits)
 
     try:
         if kind == "i":

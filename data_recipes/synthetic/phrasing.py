@@ -153,8 +153,10 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     if rng.random() < p_typo:
         act = typo(act, rng)
     sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "
-    text = act + " " + sep.join(slots)
-    return text.replace(" ,", ",").replace(",,", ",").strip()  # a phrase ", {}" follows the value before it
+    text = act
+    for i, slot in enumerate(slots):  # a phrase ", {}" follows the value before it, with no space or second comma
+        text += ("" if slot.startswith(",") else " " if i == 0 else sep) + slot
+    return text.strip()
 
 
 def wrap(x: str, rng: random.Random) -> str:
