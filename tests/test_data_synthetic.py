@@ -130,8 +130,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # catalogue: light_years is "Light years.", not "Light in years."; and 35% of drawn numbers stated round, "$5000"
 # (values.stated_round, train/results/quality-cpu-round-seed2/); session 42: 35% of a function's requests whose
 # phrases read in any order state the arguments out of schema order (phrasing.clause), SI symbols in their case
-# ("121 N", not "121 n") and 30% of symbols typed against the number ("300K", library.GLUED).
-SAMPLE_SHA256 = "2d51c4fcedc6848c3789d3cfb8c279b070bbfd5922bbd0c28589460cd76ace87"  # generate(300, seed=0)
+# ("121 N", not "121 n") and 30% of symbols typed against the number ("300K", library.GLUED); expected-value
+# probabilities that sum to 1, one credit count per GPA grade, sorted lists for merge_sorted_lists.
+SAMPLE_SHA256 = "22b7afe52f4559b610abf4a6722f56522b85434cc19f4eaf11d1223342b0d6c0"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "1c887ece86e0e52c768a4c9c77bf39df4609ae0f89e0083a4a46bb2d4442d536"
 
 
@@ -732,3 +733,25 @@ def test_unit_symbols_are_cased_and_sometimes_typed_against_the_number():
     glued = len(re.findall(r"\d(?:kg|cm|mm|km|Hz|K|N|J|W|V|m/s|ft)\b", said))
     spaced = len(re.findall(r"\d (?:kg|cm|mm|km|Hz|K|N|J|W|V|m/s|ft)\b", said))
     assert 0.15 < glued / (glued + spaced) < 0.45, (glued, spaced)
+
+
+def test_function_arguments_are_consistent_with_what_the_function_means():
+    """Probabilities of an expected value sum to 1, a GPA has one credit count per grade, and merge_sorted_lists is
+    given sorted lists (until session 42 none of these held)."""
+    import random
+    from data_recipes.synthetic.library import library_tools
+    rng = random.Random(8)
+    tools = [t for t in library_tools() if t.base in ("calculate_expected_value", "calculate_gpa",
+                                                       "merge_sorted_lists")]
+    assert len(tools) == 12  # three functions in four naming styles
+    for tool in tools:
+        for _ in range(50):
+            drawn = [p.sample(rng).value for p, _ in tool.params]
+            if tool.base == "calculate_expected_value":
+                outcomes, probabilities = drawn
+                assert round(sum(probabilities), 9) == 1 and min(probabilities) >= 0.05
+                assert len(outcomes) == len(probabilities)
+            elif tool.base == "calculate_gpa":
+                assert len(drawn[0]) == len(drawn[1])
+            else:
+                assert all(v == sorted(v) for v in drawn)

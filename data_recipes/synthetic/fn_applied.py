@@ -282,7 +282,7 @@ FUNCTIONS = EVERYDAY + (
     F("data_lists", "sum_numbers", "add up a list of numbers", "Sum of a list.", "numbers:ln:-100:100:1@{}",
       lambda a: sum(a["numbers"])),
     F("data_lists", "merge_sorted_lists", "merge two sorted lists", "One sorted list from two.",
-      "list_a:li:0:50@{}; list_b:li:0:50@and {}", lambda a: sorted(a["list_a"] + a["list_b"])),
+      "list_a:li:0:50:sorted@{}; list_b:li:0:50:sorted@and {}", lambda a: sorted(a["list_a"] + a["list_b"])),
     F("data_lists", "chunk_list", "split a list into chunks", "Consecutive chunks of a given size.",
       "items:li:1:99@{}; size:i:2:4@into chunks of {}",
       lambda a: [a["items"][i:i + a["size"]] for i in range(0, len(a["items"]), a["size"])]),

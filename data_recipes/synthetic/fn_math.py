@@ -274,7 +274,7 @@ FUNCTIONS = (
       "dice:i:1:4@rolling {} dice; target:i:2:24@of a total of {}; ?sides:i:4:20=6@with {} sides each"),
     F("probability", "calculate_expected_value", "compute the expected value",
       "Expected value of outcomes with their probabilities.",
-      "outcomes:ln:-100:100:0@of outcomes {}; probabilities:ln:0.05:0.5:2@with probabilities {}"),
+      "outcomes:ln:-100:100:0@of outcomes {}; probabilities:lp@with probabilities {}"),
     F("probability", "calculate_conditional_probability", "apply Bayes' theorem",
       "P(A|B) from P(B|A), P(A) and P(B).", "p_b_given_a:n:0.1:0.99:2@with P(B|A) = {}; p_a:n:0.01:0.5:2@P(A) = {}; "
       "p_b:n:0.05:0.9:2@and P(B) = {}", lambda a: a["p_b_given_a"] * a["p_a"] / a["p_b"]),

@@ -16,7 +16,8 @@ the schema; `@phrase` says how a user puts the value in a request (`{}` takes th
 from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
 from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
 ("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
-`ln:lo:hi[:digits]` / `ls:POOL` arrays, the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`,
+`ln:lo:hi[:digits]` / `ls:POOL` arrays (`:sorted` after a number list's bounds sorts it), `lp` probabilities
+that sum to 1, the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`,
 and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
@@ -147,15 +148,27 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
             pool = P.POOLS[args[0]]
             return {"type": "string"}, lambda r: P.surface(args[0], V.pick(r, pool))
         if kind in ("li", "ln"):
+            ordered = args[-1:] == ["sorted"]  # merge_sorted_lists is given sorted lists (until session 42 not)
+            args = args[:-1] if ordered else args
             lo, hi = float(args[0]), float(args[1])
             digits = 0 if kind == "li" else int(args[2]) if len(args) > 2 else 1
             draw = number(lo, hi, digits)
             item = {"type": "integer" if kind == "li" else "number"}
-            return {"type": "array", "items": item}, lambda r: _listed([draw(r) for _ in range(length or r.randint(3, 7))])
+
+            def numbers(r):
+                items = [draw(r) for _ in range(length or r.randint(3, 7))]
+                return _listed(sorted(items, key=lambda v: v.value) if ordered else items)
+            return {"type": "array", "items": item}, numbers
+        if kind == "lp":
+            return {"type": "array", "items": {"type": "number"}}, lambda r: _distribution(r, length or r.randint(2, 5))
         if kind == "ls":
             pool = P.POOLS[args[0]]
-            return ({"type": "array", "items": {"type": "string"}},
-                    lambda r: _listed([P.surface(args[0], s) for s in r.sample(pool, min(len(pool), r.randint(2, 4)))]))
+
+            def strings(r):
+                k = length or r.randint(2, 4)
+                picks = r.sample(pool, k) if k <= len(pool) else r.choices(pool, k=k)
+                return _listed([P.surface(args[0], s) for s in picks])
+            return {"type": "array", "items": {"type": "string"}}, strings
         if kind in P.OBJECTS:
             schema, draw = P.OBJECTS[kind]
             return dict(schema), draw
@@ -167,6 +180,20 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
 def _rate(percent: float, digits: int) -> Value:
     """A rate the user says as a percent ('8.5%' or '8.5 percent') and the call carries as the fraction 0.085."""
     return Value(round(percent / 100, digits + 2), f"{percent:g}%", (f"{percent:g} percent",))
+
+
+def _distribution(rng, k: int) -> Value:
+    """k probabilities of two decimals, each at least 0.05, that sum to 1: 0.35, 0.2 and 0.45 (until session 42
+    calculate_expected_value drew each from 0.05-0.5 on its own, and its probabilities summed to anything)."""
+    cuts = sorted(rng.sample(range(1, 20), k - 1))  # in twentieths, then some moved by a hundredth or more
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, 20])]
+    hundredths = [5 * p for p in parts]
+    for _ in range(k):
+        i, j = rng.sample(range(k), 2)
+        move = rng.randint(0, hundredths[i] - 5)
+        hundredths[i] -= move
+        hundredths[j] += move
+    return _listed([Value(h / 100, V.number_text(h / 100), ()) for h in hundredths])
 
 
 def _listed(items: list[Value]) -> Value:
@@ -225,9 +252,9 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
     """The Params of one style of `fn`, and the map from the style's argument names to the snake names."""
     out, names = [], {}
     tokens = [t.strip() for t in fn.params.split(";") if t.strip()]
-    number_lists = [t for t in tokens if t.partition("@")[0].split(":")[1:2] in (["li"], ["ln"])]
-    # x and y of a regression, values and weights: one length for all of a function's number lists (until session
-    # 41 each drew its own, and the correlation of 6 values with 7 was asked for)
+    number_lists = [t for t in tokens if t.partition("@")[0].split(":")[1:2] in (["li"], ["ln"], ["lp"], ["ls"])]
+    # x and y of a regression, values and weights, grades and credits: one length for all of a function's lists
+    # (until session 41 each drew its own, and the correlation of 6 values with 7 was asked for; until 42 for strings)
     length = 3 + zlib.crc32(fn.name.encode()) % 5 if len(number_lists) > 1 else None
     for token in tokens:
         where = f"{fn.domain}/{fn.name} parameter {token!r}"
