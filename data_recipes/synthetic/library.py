@@ -315,6 +315,12 @@ def functions() -> tuple[Fn, ...]:
 
 
 @lru_cache(maxsize=1)
+def fraction_rate_functions() -> frozenset[str]:
+    """The base functions with a rate the user states in percent and the call carries as a fraction (type `r`)."""
+    return frozenset(fn.name for fn in functions() if re.search(r"(?:^|;)\s*\??[a-z0-9_]+:r:", fn.params))
+
+
+@lru_cache(maxsize=1)
 def library_tools() -> tuple:
     """Every base function in every naming style, as catalogue Tools (verb 'fn')."""
     from data_recipes.synthetic.catalogue import Tool
