@@ -124,7 +124,7 @@ def test_lint_names_descriptions_and_requests():
             assert "in degrees Celsius" not in d or "temperature" in p.name.lower(), (t.name, p.name, d)
             assert " per in " not in d, (t.name, p.name, d)
             assert not d.startswith("Light in "), (t.name, p.name, d)  # light_years is a distance, not "in years"
-    doubled = re.compile(r"\b(years|hours|days|minutes|number|in|out|mm|kg|m|cm)\s+\1\b", re.I)
+    doubled = re.compile(r"(?:\b|(?<=\d))(years|hours|days|minutes|number|in|out|mm|kg|m|cm)\s+\1\b", re.I)  # "5kg kg" too
     for i in range(1500):
         rec, info = example(i, 0, DEFAULT_KINDS)
         # a value may be such a word: "the sales tax for $277.25 in in" is India's code, typed in lower case

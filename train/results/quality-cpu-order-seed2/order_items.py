@@ -7,13 +7,15 @@ that name them in another order ("predict the house price in San Francisco based
 
 Each argument is one run: comma-joined files are its per-suite files (one label, each suite once). An item counts
 when at least two of its answer's required arguments have a first accepted value found in the user's text (strings
-case-insensitively, a list by its first element, a whole float as an integer); it is "in order" when their first
+case-insensitively as whole tokens of three or more characters, a list by its first element, a whole float as
+an integer); it is "in order" when their first
 mentions rise in the schema's order. Prints JSON: the classified items, then per run and suite the items right and
 left with a required argument missing, in order and not, by number of located arguments (2, 3, 4+), and every
 item's outcome.
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -26,7 +28,8 @@ SUITES = ("simple_python", "multiple", "live_simple")
 
 
 def mention(text: str, golds: list) -> int | None:
-    """Where the first findable accepted value first appears in `text` (lower-cased), or None."""
+    """Where any accepted value of three or more characters first appears in `text` (lower-cased) as a whole token
+    (not "0" inside "100", not "en" inside "sentiment"), or None."""
     found = []
     for gold in golds:
         if isinstance(gold, list):
@@ -35,9 +38,11 @@ def mention(text: str, golds: list) -> int | None:
             continue
         if isinstance(gold, float) and gold.is_integer():
             gold = int(gold)
-        at = text.find(str(gold).lower())
-        if at >= 0:
-            found.append(at)
+        said = str(gold).lower()
+        if len(said) < 3:
+            continue
+        if m := re.search(rf"(?<![\w.]){re.escape(said)}(?![\w])", text):
+            found.append(m.start())
     return min(found) if found else None
 
 
