@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-citystate"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-round-seed2"))
 from location_items import load_run  # noqa: E402  (one run's items by id from its per-suite files)
+from round_numbers import argument_outcome  # noqa: E402  (no call / right / the named miss / another value)
 
 from nanoagent.suites import load_suite  # noqa: E402
 
@@ -24,6 +26,10 @@ SUITES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_si
 
 def fraction(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < abs(x) < 1
+
+
+def as_percent(value, gold) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - 100 * gold) < 1e-6
 
 
 def targets() -> list[tuple[str, str, str, str, list]]:
@@ -43,16 +49,7 @@ def main(runs: list[str]) -> dict:
             got = run.get(item_id)
             if got is None:
                 continue
-            values = [c["arguments"].get(name) for c in got.get("calls") or []
-                      if c.get("name") == fn and isinstance(c.get("arguments"), dict)]
-            if not values:
-                outcome = "no call"
-            elif any(v in golds for v in values):
-                outcome = "right"
-            elif any(isinstance(v, (int, float)) and abs(v - 100 * golds[0]) < 1e-6 for v in values):
-                outcome = "percent"
-            else:
-                outcome = "other value"
+            outcome, values = argument_outcome(got, fn, name, golds, "percent", as_percent)
             totals[outcome] = totals.get(outcome, 0) + 1
             cell = by_suite.setdefault(suite, {})
             cell[outcome] = cell.get(outcome, 0) + 1

@@ -40,6 +40,20 @@ def zeros_apart(value, gold) -> bool:
     return (value > 0) == (gold > 0) and abs(k - round(k)) < 1e-9 and 1 <= abs(round(k)) <= 9
 
 
+def argument_outcome(got: dict, fn: str, name: str, golds: list, miss: str, missed) -> tuple[str, list]:
+    """(outcome, values) of one answer argument in one reply: "no call" of `fn`, "right" when some call carries an
+    accepted value, `miss` when none does and `missed(value, first accepted)` holds for one, else "other value"."""
+    values = [c["arguments"].get(name) for c in got.get("calls") or []
+              if c.get("name") == fn and isinstance(c.get("arguments"), dict)]
+    if not values:
+        return "no call", values
+    if any(v in golds for v in values):
+        return "right", values
+    if any(missed(v, golds[0]) for v in values):
+        return miss, values
+    return "other value", values
+
+
 def targets() -> list[tuple[str, int, str, str, list]]:
     """(item id, answer index, function, parameter, accepted values) for every answer argument whose first accepted
     value is a whole number of 100 or more."""
@@ -64,16 +78,7 @@ def main(runs: list[str]) -> dict:
             got = run.get(item_id)
             if got is None:
                 continue
-            values = [c["arguments"].get(name) for c in got.get("calls") or []
-                      if c.get("name") == fn and isinstance(c.get("arguments"), dict)]
-            if not values:
-                outcome = "no call"
-            elif any(v in golds for v in values):
-                outcome = "right"
-            elif any(zeros_apart(v, golds[0]) for v in values):
-                outcome = "zeros"
-            else:
-                outcome = "other value"
+            outcome, values = argument_outcome(got, fn, name, golds, "zeros", zeros_apart)
             group = "round" if is_round(golds[0]) else "other"
             totals[group][outcome] = totals[group].get(outcome, 0) + 1
             outcomes.append({"id": item_id, "answer": i, "function": fn, "parameter": name, "gold": golds[0],
