@@ -99,15 +99,21 @@ def action(tool, rng: random.Random) -> str:
     return f"{word} the {tool.h}"  # delete / cancel / remove
 
 
-def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: bool) -> list[str]:
-    """One phrase per given argument: required ones in schema order, then the optional ones shuffled."""
+def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: bool, act: str = "") -> list[str]:
+    """One phrase per given argument: required ones in schema order, then the optional ones shuffled; a quarter of
+    everyday requests in any order, and P_FN_REORDER of a function's (below: only where its phrases read in any
+    order and no phrase fills a placeholder of the ask `act`)."""
     req = [p for p in tool.required() if p.name in args]
     opt = [p for p in tool.optional() if p.name in args]
     rng.shuffle(opt)
     order = req + opt
     if len(order) > 1 and tool.domain != "units" and tool.verb != "fn" and rng.random() < 0.25:
         rng.shuffle(order)
-    return [p.phrase(rng, values[p.name], normalise) for p in order]
+    slots = [p.phrase(rng, values[p.name], normalise) for p in order]
+    if (tool.verb == "fn" and len(slots) > 1 and _reorderable(tool, args)
+            and all(merged(act, s) == (act, s) for s in slots) and rng.random() < P_FN_REORDER):
+        rng.shuffle(slots)
+    return slots
 
 
 _OF_PLACEHOLDER = re.compile(r" (of|between|from|for) (?:a|an|two|some) [a-z]+$")  # "the factorial of a number"
@@ -161,15 +167,12 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'.
 
     A function's request states its arguments in schema order, the order of its call, unless it is one of the
-    P_FN_REORDER whose phrases read in any order (and whose ask has no placeholder a phrase fills). Until
-    session 42 it always did, and four runs of the default recipe got 45-49% of simple_python's items with two or
-    more values located in the request right where it names them in the schema's order, 14-24% where it does not ("predict the house
-    price in San Francisco based on an area of 2500": `location` left out; train/results/quality-cpu-order-seed2/)."""
+    P_FN_REORDER that slot_phrases shuffles. Until session 42 it always did, and four runs of the default recipe
+    got 45-49% of simple_python's items with two or more values located in the request right where it names them in
+    the schema's order, 14-24% where it does not ("predict the house price in San Francisco based on an area of
+    2500": `location` left out; train/results/quality-cpu-order-seed2/)."""
     act = action(tool, rng)
-    slots = slot_phrases(tool, args, values, rng, normalise)
-    if (tool.verb == "fn" and len(slots) > 1 and _reorderable(tool, args)
-            and all(merged(act, s) == (act, s) for s in slots) and rng.random() < P_FN_REORDER):
-        rng.shuffle(slots)
+    slots = slot_phrases(tool, args, values, rng, normalise, act)
     if slots:
         act, slots[0] = merged(act, slots[0], tool.verb == "fn")
     if rng.random() < p_typo:

@@ -5,8 +5,9 @@ wrote it ("temp": 298K, "population": 1.267 billion, "charge": 4C): JSON has no 
         > train/results/quality-cpu-order-seed2/glued_units.json
 
 Each argument is one run: comma-joined files are its per-suite files (one label, each suite once). A reply counts
-when its kind is not_json and some argument value is a bare number followed by a unit symbol, %, °, an ordinal suffix ("19th") or a magnitude
-word ("million", "billion"). Prints JSON: per run the count, by suite, and each reply's id and matched text.
+when its kind is not_json and some argument value is a bare number followed by a unit symbol, %, °, an ordinal
+suffix ("19th") or a magnitude word ("million", "billion"). Prints JSON: per run the count, by suite, and each
+reply's id and matched text.
 """
 
 import json

@@ -79,7 +79,7 @@ def main(runs: list[str]) -> dict:
                 continue
             group = "in_order" if info["in_order"] else "out_of_order"
             n = str(min(info["located"], 4)).replace("4", "4+")
-            by_n = totals.setdefault(info["suite"], {}).setdefault(group, {"2": [0, 0, 0], "3": [0, 0, 0], "4+": [0, 0, 0]})
+            by_n = totals.setdefault(info["suite"], {}).setdefault(group, {k: [0, 0, 0] for k in ("2", "3", "4+")})
             cell = by_n[n]
             missing = got["kind"].startswith("missing_required")
             cell[0] += 1
