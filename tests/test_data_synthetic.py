@@ -132,9 +132,12 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # phrases read in any order state the arguments out of schema order (phrasing.clause), SI symbols in their case
 # ("121 N", not "121 n") and 30% of symbols typed against the number ("300K", library.GLUED); expected-value
 # probabilities that sum to 1, one credit count per GPA grade, sorted lists for merge_sorted_lists; functions with a
-# fractional rate drawn 4x as often (kinds.RATE_WEIGHT); "of" phrases stay in place, K never typed against the number.
-SAMPLE_SHA256 = "bf34605425301d47d14201b16c96db33855decdce2af60764e3e023f53050f0f"  # generate(300, seed=0)
-CATALOGUE_SHA256 = "1c887ece86e0e52c768a4c9c77bf39df4609ae0f89e0083a4a46bb2d4442d536"
+# fractional rate drawn 4x as often (kinds.RATE_WEIGHT); "of" phrases stay in place, K never typed against the number;
+# session 43: arrays of enum options (params.choices, library `le`: "with a pool and gym" -> ["Pool", "Gym"]) on 8
+# everyday tools, one new (search_parks), and 6 functions (get_planet_info's fields list among them), drawn 6x as
+# often (kinds.CHOICES_WEIGHT).
+SAMPLE_SHA256 = "b3f68b4e93724e8a06080c3fe4a2209ffeb231b579b519ccbcabb3780d1f0df0"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "5541eff6dc66eb8a193f157255a7c837f72dc4420e1d6787dfab3134367fbc7b"
 
 
 def test_fixed_seed_output_and_tool_specs_are_pinned():
@@ -779,3 +782,64 @@ def test_functions_with_a_fractional_rate_are_drawn_more_often(monkeypatch):
     finally:
         kinds._catalogue_cum_weights.cache_clear()
     assert weighted > 2.5 * plain > 0
+
+
+def _choice_arguments(records):
+    """(request text, argument name, value, item enum) for every array-of-enum argument of every call."""
+    out = []
+    for r in records:
+        specs = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in r.get("tools", [])}
+        said = " ".join(m["content"] for m in r["messages"] if m["role"] == "user")
+        for m in r["messages"]:
+            for c in m.get("tool_calls") or []:
+                props = specs.get(c["function"]["name"], {})
+                for name, value in c["function"]["arguments"].items():
+                    items = props.get(name, {}).get("items", {})
+                    if props[name]["type"] == "array" and "enum" in items:
+                        out.append((said, name, value, items["enum"]))
+    return out
+
+
+def test_array_of_enum_arguments_pick_stated_options_in_the_enums_spelling():
+    """BFCL's "amenities": ["Patio"]: one to three options the request names, each an enum member, said in plain
+    words (mostly lower case) and carried in the enum's spelling (none until session 43; 5 of 69 such items right)."""
+    found = _choice_arguments(generate(3000, seed=11))
+    assert len(found) > 40
+    sizes = collections.Counter(len(v) for _, _, v, _ in found)
+    assert set(sizes) == {1, 2, 3} and sizes[1] > 0.2 * len(found)
+    lower = 0
+    for said, name, value, enum in found:
+        assert len(set(value)) == len(value) and set(value) <= set(enum), (name, value)
+        for option in value:
+            plain = option.replace("_", " ").lower()
+            assert plain in said.lower() or option in said, (option, said)
+            lower += option not in said
+    assert lower > 0.5 * sum(sizes[k] * k for k in sizes)
+
+
+def test_library_le_kind_is_an_array_of_enum_options():
+    from data_recipes.synthetic.library import library_tools
+    planet = next(t for t in library_tools() if t.name == "get_planet_info")
+    fields = next(p for p, _ in planet.params if p.name == "fields")
+    assert fields.schema["items"]["enum"] == ["mass", "radius", "orbital_period", "moons", "gravity", "day_length"]
+    rng = random.Random(0)
+    draws = [fields.sample(rng) for _ in range(200)]
+    assert {len(v.value) for v in draws} == {1, 2, 3}
+    assert any("orbital period" in v.text for v in draws)  # said with a space, carried with the underscore
+
+
+def test_tools_with_an_array_of_enum_parameter_are_drawn_more_often(monkeypatch):
+    from data_recipes.synthetic import kinds
+    assert len(kinds.choices_tools()) >= 25
+
+    def share():
+        rows = list(generate(2000, seed=12))
+        return sum(bool(_choice_arguments([r])) for r in rows) / len(rows)
+    weighted = share()
+    monkeypatch.setattr(kinds, "CHOICES_WEIGHT", 1)
+    kinds._catalogue_cum_weights.cache_clear()
+    try:
+        plain = share()
+    finally:
+        kinds._catalogue_cum_weights.cache_clear()
+    assert weighted > 2 * plain > 0

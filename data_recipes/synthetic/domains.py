@@ -93,14 +93,15 @@ T("flights", "flight_status", res="status:flight_status gate:gate departs:time",
 T("flights", "seat_map", res="available_seats:count", get="flight_number departure_date")
 T("flights", "baggage_allowance", res="checked_bags:count cabin_kg:count", get="flight_number ?cabin_class")
 T("hotels", "hotel", res="name:hotel price_per_night:price rating:rating",
-  search="city check_in check_out ?guests ?max_price ?sort_by ?min_rating",
+  search="city check_in check_out ?guests ?max_price ?sort_by ?min_rating ?amenities",
   create=("book", "hotel_id check_in check_out ?guests"))
 T("hotels", "hotel_reservation", res="reservation_id:id status:booking_status", get="reservation_id",
   delete=("cancel", "reservation_id ?reason"), update="reservation_id ?check_in ?check_out ?guests")
 T("hotels", "hotel_review", res="author:person rating:rating summary:review", list="hotel_id ?limit")
 T("hotels", "hotel_amenities", res="wifi:bool pool:bool parking:bool", get="hotel_id")
 T("car_rental", "rental_car", res="name:car price_per_day:price seats:count",
-  search="city start_date end_date ?car_type ?max_price", create=("book", "car_id start_date end_date ?insurance"))
+  search="city start_date end_date ?car_type ?max_price ?car_features",
+  create=("book", "car_id start_date end_date ?insurance"))
 T("car_rental", "car_rental_booking", res="booking_id:id status:booking_status",
   delete=("cancel", "booking_id"), get="booking_id")
 T("trains", "train_connection", res="train:train departs:time arrives:time price:price",
@@ -213,7 +214,8 @@ T("health", "sleep_summary", res="hours:number quality:quality", get="date")
 T("health", "medication_reminder", res="reminder_id:id", create="medication dosage_mg times")
 T("health", "calorie_needs", res="calories_per_day:count", calc="age weight_kg height_cm sex ?activity_level")
 T("health", "bmi", res="bmi:number", calc="weight_kg height_cm")
-T("health", "doctor", res="name:person specialty:specialty next_free:date", search="specialty city ?date")
+T("health", "doctor", res="name:person specialty:specialty next_free:date",
+  search="specialty city ?date ?languages_spoken")
 T("health", "doctor_appointment", res="appointment_id:id", create=("book", "doctor_id date time"),
   delete=("cancel", "appointment_id"), update="appointment_id ?date ?time")
 T("health", "nutrition_facts", res="calories:count protein_g:number", get="food ?grams")
@@ -238,12 +240,12 @@ T("news", "top_headline", res="headline:headline source:source", list="country_c
 T("news", "news_article", res="headline:headline source:source", search="topic ?language ?date_range ?limit")
 T("news", "news_digest", res="digest_id:id", create=("subscribe_to", "topic email ?language"))
 # food and restaurants
-T("food", "recipe", res="name:dish minutes:count", search="ingredients ?cuisine ?diet ?max_prep_minutes",
-  get="recipe_id")
+T("food", "recipe", res="name:dish minutes:count",
+  search="ingredients ?cuisine ?diet ?max_prep_minutes ?exclude_allergens", get="recipe_id")
 T("food", "meal_plan", res="plan_id:id", create="diet days ?calories")
 T("food", "wine_pairing", res="wine:wine", get="food")
 T("restaurants", "restaurant", res="name:restaurant rating:rating price_level:price_level",
-  search="city ?cuisine ?price_level ?open_now ?min_rating")
+  search="city ?cuisine ?price_level ?open_now ?min_rating ?dietary_options ?restaurant_features")
 T("restaurants", "table_reservation", res="reservation_id:id status:booking_status",
   create=("book", "restaurant_id date time party_size"), delete=("cancel", "reservation_id"),
   update="reservation_id ?date ?time ?party_size")
@@ -251,7 +253,7 @@ T("restaurants", "restaurant_review", res="author:person rating:rating summary:r
 T("restaurants", "food_delivery", res="order_id:id eta_minutes:count", create=("order", "restaurant_id dishes address"))
 # real estate
 T("real_estate", "property", "properties", res="address:street price:price bedrooms:count",
-  search="city listing_type ?min_bedrooms ?max_price", get="property_id")
+  search="city listing_type ?min_bedrooms ?max_price ?property_features", get="property_id")
 T("real_estate", "mortgage", res="monthly_payment:price", calc=("estimate", "principal annual_rate years"))
 T("real_estate", "property_viewing", res="viewing_id:id", create=("schedule", "property_id date time"))
 T("real_estate", "rent_estimate", res="monthly_rent:price", get="city min_bedrooms")
@@ -395,6 +397,7 @@ T("finance", "market_status", res="open:bool closes_at:time", get="country_code"
 T("banking", "loan_application", res="application_id:id status:approval", create=("submit", "amount years email"))
 T("travel", "travel_advisory", res="level:aqi_level summary:headline", get="country_code")
 T("travel", "tourist_attraction", res="name:place_name rating:rating", search="city ?sort_by ?limit")
+T("travel", "park", res="name:place_name rating:rating", search="city facilities ?open_now")
 T("travel", "itinerary", res="itinerary_id:id days:count", create="city start_date end_date ?tags")
 T("food", "grocery_price", res="price:price store:store", get="food city")
 T("restaurants", "restaurant_menu", res="dish:dish price:price", get="restaurant_id")

@@ -103,7 +103,8 @@ FUNCTIONS = EVERYDAY + (
       "annual_dividend:n:0.1:10:2@paying {} a year; share_price:n:5:500:2@at a price of {}",
       lambda a: a["annual_dividend"] / a["share_price"] * 100),
     F("investing", "get_stock_quote", "get a stock quote", "Latest quote for a ticker.",
-      "ticker:s:ticker@for {}; ?exchange:e:NASDAQ|NYSE|LSE@on {}"),
+      "ticker:s:ticker@for {}; ?exchange:e:NASDAQ|NYSE|LSE@on {}; "
+      "?fields:le:price|volume|market_cap|pe_ratio|dividend_yield@showing the {}"),
     F("investing", "rebalance_portfolio", "rebalance a portfolio", "Trades that restore target weights.",
       "holdings:items@holding {}; target_stock_percent:n:30:90:0@to {} % stocks"),
     # corporate finance

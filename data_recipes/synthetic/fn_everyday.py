@@ -23,7 +23,8 @@ FUNCTIONS = (
     F("sports_stats", "calculate_win_percentage", "work out the win percentage", "Wins over games played, in %.",
       "wins:i:0:80@with {} wins; losses:i:0:80@and {} losses", lambda a: 100 * a["wins"] / max(1, a["wins"] + a["losses"])),
     F("sports_stats", "get_team_standings", "get the league standings for a team", "Standing of a team in its league.",
-      "team:s:team@for the {}; ?season:i:2015:2026@in the {} season"),
+      "team:s:team@for the {}; ?season:i:2015:2026@in the {} season; "
+      "?stats:le:wins|losses|draws|points|goal_difference@with the {}"),
     F("sports_stats", "calculate_elo_update", "update an Elo rating after a game", "New Elo rating after a result.",
       "rating:i:800:2800@for a player rated {}; opponent_rating:i:800:2800@against {}; "
       "result:e:win|draw|loss@after a {}; ?k_factor:i:10:40=20@with K = {}"),
@@ -206,7 +207,7 @@ FUNCTIONS = (
     F("veterinary", "calculate_pet_food_portion", "calculate a pet's daily food portion", "Grams of food per day.",
       "species:e:dog|cat@for a {}; weight_kg:n:1:60:1@weighing {}; ?activity:e:low|normal|high=normal@with {} activity"),
     F("veterinary", "get_breed_info", "look up information about a dog breed", "Size, lifespan and temperament.",
-      "breed:s:dog_breed@about the {}"),
+      "breed:s:dog_breed@about the {}; ?details:le:Size|Lifespan|Temperament|Grooming|Exercise Needs@covering {}"),
     # retail pricing
     F("retail_pricing", "calculate_discount_price", "work out the discounted price", "Price after a percentage discount.",
       "price:n:1:2000:2@of an item at {}; discount_percent:n:5:80:0@with {} off",
@@ -282,7 +283,8 @@ FUNCTIONS = (
       "days:i:1:30@for {} days; daily_spend:n:30:400:0@spending {} a day; ?flights:n:0:2000:0=0@plus {} in flights",
       lambda a: a["days"] * a["daily_spend"] + a.get("flights", 0)),
     F("trip_planning", "get_visa_requirements", "check the visa requirements", "Visa rules between two countries.",
-      "citizenship:s:country@for a citizen of {}; destination:s:country@travelling to {}"),
+      "citizenship:s:country@for a citizen of {}; destination:s:country@travelling to {}; "
+      "?visa_types:le:Tourist|Business|Student|Transit|Work@for {} visas"),
     F("ev_charging", "calculate_charging_time", "estimate the charging time of an electric car", "Hours to charge.",
       "battery_kwh:n:20:120:0@for a {} battery; charger_kw:n:3:350:0@on a {} kW charger; ?from_percent:n:0:50:0=20@from "
       "{} %; ?to_percent:n:60:100:0=80@to {} %"),

@@ -58,7 +58,6 @@ POOLS: dict[str, list[str]] = {
     "language": [n for _, n in V.LANGUAGES],
     "timezone": ["Europe/Paris", "America/New_York", "Asia/Tokyo", "Europe/London", "Australia/Sydney",
                  "America/Los_Angeles", "Asia/Kolkata", "America/Sao_Paulo"],
-    "planet_field": ["mass", "radius", "orbital_period", "moons", "gravity", "day_length"],
     "color_band": ["brown", "black", "red", "orange", "yellow", "green", "blue", "violet", "gold"],
     "mineral": ["quartz", "feldspar", "calcite", "mica", "talc", "gypsum", "diamond", "topaz"],
     "gene": ["BRCA1", "TP53", "CFTR", "APOE", "HBB", "EGFR", "MTHFR"],

@@ -253,7 +253,8 @@ FUNCTIONS = (
     F("genetics", "calculate_hardy_weinberg", "calculate Hardy-Weinberg genotype frequencies",
       "Genotype frequencies p^2, 2pq, q^2 from an allele frequency.", "allele_frequency:n:0.05:0.95:2@with p = {}"),
     F("genetics", "get_gene_info", "look up information about a gene", "Summary of a human gene.",
-      "gene:s:gene@for {}; ?include_variants:b=false@including known variants"),
+      "gene:s:gene@for {}; ?include_variants:b=false@including known variants; "
+      "?sections:le:Function|Location|Expression|Associated Diseases@covering its {}"),
     # ecology
     F("ecology", "calculate_population_growth", "project the population growth",
       "Population after exponential growth.", "initial_population:i:10:100000@from {} individuals; "
@@ -328,7 +329,7 @@ FUNCTIONS = (
     F("astronomy", "convert_light_years_to_km", "convert light years to kilometres", "Light years in kilometres.",
       "light_years:n:0.1:1000:1@{}", lambda a: a["light_years"] * 9.4607e12),
     F("astronomy", "get_planet_info", "look up facts about a planet", "Mass, radius and orbit of a planet.",
-      "planet:s:planet@about {}; ?fields:ls:planet_field@({})"),
+      "planet:s:planet@about {}; ?fields:le:mass|radius|orbital_period|moons|gravity|day_length@({})"),
     F("astronomy", "get_star_distance", "find the distance to a star", "Distance from Earth to a named star.",
       "star:s:star@to {}; ?unit:e:light_years|parsecs=light_years@in {}"),
     F("astronomy", "calculate_apparent_magnitude", "compute the apparent magnitude",

@@ -16,9 +16,9 @@ the schema; `@phrase` says how a user puts the value in a request (`{}` takes th
 from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
 from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
 ("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
-`ln:lo:hi[:digits]` / `ls:POOL` arrays (`:sorted` after a number list's bounds sorts it), `lp` probabilities
-that sum to 1, the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`,
-and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
+`ln:lo:hi[:digits]` / `ls:POOL` arrays (`:sorted` after a number list's bounds sorts it), `le:A|B|C` one to three
+of an enum's options ("with a patio" -> ["Patio"]), `lp` probabilities that sum to 1, the object kinds `point`,
+`points`, `coord`, `matrix`, `items`, `dims`, and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
 Left out: formulas whose inputs a user can't state in one sentence; results for functions without a `compute`
@@ -160,6 +160,9 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
                 items = [draw(r) for _ in range(length or r.randint(3, 7))]
                 return _listed(sorted(items, key=lambda v: v.value) if ordered else items)
             return {"type": "array", "items": item}, numbers
+        if kind == "le":
+            opts = args[0].split("|")
+            return {"type": "array", "items": {"type": "string", "enum": opts}}, V.subset_of(opts)
         if kind == "lp":
             return {"type": "array", "items": {"type": "number"}}, lambda r: _distribution(r, length or r.randint(2, 5))
         if kind == "ls":

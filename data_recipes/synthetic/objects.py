@@ -27,7 +27,7 @@ import random
 from typing import Callable
 
 from data_recipes.synthetic import values as V
-from data_recipes.synthetic.phrasing import join_and
+from data_recipes.synthetic.values import join_and
 from data_recipes.synthetic.values import Value
 
 # A field of a subset object: (key, JSON Schema, sampler, how the user names it with its value).

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from data_recipes.synthetic import values as V
 from data_recipes.synthetic.objects import MAPS, SUBSETS
-from data_recipes.synthetic.params import (Param, array, boolean, enum, integer, money, number, obj, shaped, string,
-                                           table)
+from data_recipes.synthetic.params import (Param, array, boolean, choices, enum, integer, money, number, obj, shaped,
+                                           string, table)
 from data_recipes.synthetic.values import Value
 
 ISO_DATE = {"pattern": r"^\d{4}-\d{2}-\d{2}$"}
@@ -248,6 +248,30 @@ PARAMS = table([
          ["{}", "serving {} food"]),
     enum("diet", "Dietary restriction", ["vegetarian", "vegan", "gluten_free", "keto", "dairy_free"],
          ["{}", "that are {}"]),
+    # arrays of enum options the user picks one to three of, spelled as real APIs spell them (until session 43 none)
+    choices("amenities", "Amenities the hotel must have", ["Free Wi-Fi", "Pool", "Gym", "Spa", "Free Parking",
+                                                          "Pet-friendly", "Breakfast Included", "Airport Shuttle"],
+            ["with {}", "that has {}", "offering {}"]),
+    choices("dietary_options", "Dietary options the menu must offer", ["Vegan", "Vegetarian", "Gluten-free", "Halal",
+                                                                       "Kosher", "Dairy-free"],
+            ["with {} options", "that serves {} food"]),
+    choices("restaurant_features", "Features the restaurant must have", ["Outdoor Seating", "Wheelchair Access",
+                                                                         "Live Music", "Private Room", "Takeout"],
+            ["with {}", "that has {}"]),
+    choices("car_features", "Features the car must have", ["GPS", "Child Seat", "Automatic", "Air Conditioning",
+                                                          "Bluetooth", "Roof Rack"], ["with {}", "that comes with {}"]),
+    choices("exclude_allergens", "Allergens the recipe must not contain", ["nuts", "dairy", "eggs", "shellfish",
+                                                                           "soy", "gluten"],
+            ["without {}", "free of {}"]),
+    choices("property_features", "Features the property must have", ["Garden", "Garage", "Balcony", "Swimming Pool",
+                                                                     "Fireplace", "Elevator"],
+            ["with {}", "that has {}"]),
+    choices("languages_spoken", "Languages the doctor speaks", [(x, x) for x in ("English", "Spanish", "French",
+                                                                                  "Mandarin", "Arabic", "Hindi")],
+            ["who speaks {}", "speaking {}"]),
+    choices("facilities", "Facilities the park must have", ["Playground", "Picnic Area", "Tennis Court", "Dog Park",
+                                                            "Hiking Trails", "Public Restrooms"],
+            ["with {}", "that has {}"]),
     enum("price_level", "Price level from 1 (cheap) to 4", [("1", "cheap"), ("2", "moderate"), ("3", "upscale"),
                                                              ("4", "very expensive")], ["{}", "in the {} range"]),
     enum("genre", "Genre", ["comedy", "drama", "action", "horror", "documentary", "animation", "sci_fi", "romance"],

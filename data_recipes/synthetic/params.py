@@ -3,8 +3,9 @@
 A `Param` knows its JSON Schema (string, integer with bounds, number, boolean, enum, array, nested object, string
 patterns), a sampler that draws a `Value` (canonical value + how a user says it), and the phrases that put it in
 a request ("in {}", "for {} nights"). The constructors, one per schema type (`string`, `integer`, `number`
-and `money`, `boolean`, `enum`, `array`, `obj`), build one `Param`; `table(params)` indexes them by name. The
-parameters themselves are data in param_table.py (`PARAMS`), which tools in catalogue.py use by name.
+and `money`, `boolean`, `enum`, `array`, `choices` (an array of enum strings), `obj`), build one `Param`;
+`table(params)` indexes them by name. The parameters themselves are data in param_table.py (`PARAMS`), which
+tools in catalogue.py use by name.
 
     from data_recipes.synthetic.params import integer, table
     extra = table([integer("nights", "Number of nights", 1, 14, ["for {} nights"])])
@@ -19,8 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from data_recipes.synthetic import values as V
-from data_recipes.synthetic.phrasing import join_and
-from data_recipes.synthetic.values import Value
+from data_recipes.synthetic.values import Value, join_and
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,14 @@ def array(name, desc, item_schema, item_sample, phrases, k=(2, 3)) -> Param:
         return Value([it.value for it in items], text, (alt,) if alt != text else ())
     return Param(name, {"type": "array", "description": desc, "items": item_schema, "minItems": 1}, sample,
                  tuple(phrases))
+
+
+def choices(name, desc, options, phrases) -> Param:
+    """An array of enum strings the user picks one to three of ("with a pool and free parking" -> ["Pool",
+    "Free Parking"]); `options` as for `enum`, a bare value said in lower case."""
+    values = [o[0] if isinstance(o, tuple) else o for o in options]
+    return Param(name, {"type": "array", "description": desc, "items": {"type": "string", "enum": values}},
+                 V.subset_of(options), tuple(phrases))
 
 
 def obj(name, desc, props, required, sample, phrases) -> Param:

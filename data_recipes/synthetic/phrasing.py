@@ -210,10 +210,6 @@ def system_prompt(rng: random.Random, coding: bool = False) -> str | None:
     return s
 
 
-def join_and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def end(text: str) -> str:
     """`text` with a full stop, unless it already ends with punctuation."""
     return text if text.endswith((".", "?", "!")) else text + "."
