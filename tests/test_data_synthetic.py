@@ -135,9 +135,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # fractional rate drawn 4x as often (kinds.RATE_WEIGHT); "of" phrases stay in place, K never typed against the number;
 # session 43: arrays of enum options (params.choices, library `le`: "with a pool and gym" -> ["Pool", "Gym"]) on 8
 # everyday tools, one new (search_parks), and 6 functions (get_planet_info's fields list among them), drawn 6x as
-# often (kinds.CHOICES_WEIGHT).
-SAMPLE_SHA256 = "b3f68b4e93724e8a06080c3fe4a2209ffeb231b579b519ccbcabb3780d1f0df0"  # generate(300, seed=0)
-CATALOGUE_SHA256 = "5541eff6dc66eb8a193f157255a7c837f72dc4420e1d6787dfab3134367fbc7b"
+# often (kinds.CHOICES_WEIGHT); a geometry function's unit said after the values it measures ("a radius of 4
+# inches", library kind `u`; 18 functions, "with unit in" before).
+SAMPLE_SHA256 = "da8d5038c0c6667239203c7869df1a14e75abdfb7d1b8b8d45d27a6e41774159"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "f09ce80c6f841df4b87d2c26ebd49f8aa28680ba9d87a83b294857211be8d9cf"
 
 
 def test_fixed_seed_output_and_tool_specs_are_pinned():

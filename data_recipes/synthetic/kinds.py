@@ -335,7 +335,7 @@ def second_varied(tool: Tool, args: dict, key):
     ordering or difference rule ties to another argument (None when the call has none)."""
     if canonical(tool, key.name) in PAIRED:
         return None
-    names = [p.name for p, _ in tool.params if p.name in args and p.name != key.name
+    names = [p.name for p, _ in tool.params if p.name in args and p.name != key.name and not p.measures
              and canonical(tool, p.name) not in PAIRED and p.schema.get("type") in ("string", "integer", "number")]
     return tool_param(tool, names[0]) if names else None
 

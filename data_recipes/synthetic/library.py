@@ -17,7 +17,8 @@ from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` en
 from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
 ("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
 `ln:lo:hi[:digits]` / `ls:POOL` arrays (`:sorted` after a number list's bounds sorts it), `le:A|B|C` one to three
-of an enum's options ("with a patio" -> ["Patio"]), `lp` probabilities that sum to 1, the object kinds `point`,
+of an enum's options ("with a patio" -> ["Patio"]), `u:GROUP:a,b` a unit from UNIT_WORDS[GROUP] said after the
+values of arguments a and b ("with a radius of 4 inches"; no phrase of its own), `lp` probabilities that sum to 1, the object kinds `point`,
 `points`, `coord`, `matrix`, `items`, `dims`, and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
@@ -84,6 +85,11 @@ SHORT_UNITS = {"percent": "%", "deg": "°", "c": "°C", "usd": "USD", "m2": "m²
 GLUED = {"kg", "g", "m", "cm", "mm", "km", "s", "ms", "N", "J", "W", "V", "A", "Hz", "Pa", "L", "mL", "kWh",
          "MB", "GB", "ft", "in", "lb", "m²", "m³", "m/s", "km/h", "mph"}
 P_GLUED = 0.3
+
+
+# The units a `u:GROUP:args` parameter draws from, as users write them and the call carries them (BFCL's answers take
+# "inches", "cm", "m", "units"...).
+UNIT_WORDS = {"length": ["cm", "m", "mm", "inches", "feet", "metres", "centimetres", "units"]}
 
 
 # Suffixes that are also labels (side_a, point_a, side_c): a unit only after a stem that names its quantity.
@@ -160,6 +166,8 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
                 items = [draw(r) for _ in range(length or r.randint(3, 7))]
                 return _listed(sorted(items, key=lambda v: v.value) if ordered else items)
             return {"type": "array", "items": item}, numbers
+        if kind == "u":
+            return {"type": "string"}, V.text_from(UNIT_WORDS[args[0]])
         if kind == "le":
             opts = args[0].split("|")
             return {"type": "array", "items": {"type": "string", "enum": opts}}, V.subset_of(opts)
@@ -274,13 +282,23 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
         schema, sample = _sampler(kind, args, said, where, length)
         desc = P.DESCRIPTIONS.get(name) or (words[:1].upper() + words[1:] + (f" in {UNITS[unit]}" if unit else ""))
         schema = {**schema, "description": desc + "."}
+        measures = ()
+        if kind == "u":  # a unit said after the values of the arguments it measures ("a radius of 4 inches")
+            measures = tuple(n.strip() for n in (args[1] if len(args) > 1 else "").split(",") if n.strip())
+            unknown = [n for n in measures if not re.search(rf"(?:^|;)\s*\??{n}:", fn.params)]
+            if not measures or unknown:
+                raise SpecError(f"{where}: a unit names the arguments it measures, among the function's "
+                                f"({', '.join(unknown) or 'none given'})")
+            schema["description"] = f"Unit of the {V.join_and([words_of(n)[0] for n in measures])}."
+            measures = tuple(camel(n) if style == "camel" else n for n in measures)
+            phrase = phrase or "in {}"  # only where a request changes the unit alone
         phrases, false_phrases = ((phrase,), ()) if phrase else _phrases(name, kind, schema)
         if kind == "b" and phrase:  # "with symbols" -> "without symbols"; "returning to the start" -> "not ..."
             false_phrases = (phrase.replace("with ", "without ", 1) if phrase.startswith("with ") else "not " + phrase,)
         arg = camel(name) if style == "camel" else name
         names[arg] = name
         out.append((Param(arg, schema, sample, phrases, false_phrases,
-                          _default(kind, default) if default else None), required))
+                          _default(kind, default) if default else None, measures), required))
     if not out:
         raise SpecError(f"{fn.domain}/{fn.name}: a function needs at least one parameter")
     if sum(p.schema["type"] == "array" for p, _ in out) > 1:

@@ -31,6 +31,7 @@ class Param:
     phrases: tuple[str, ...]  # "{}" takes the surface form; booleans: phrases for True
     false_phrases: tuple[str, ...] = ()  # booleans only
     default: Any = None
+    measures: tuple[str, ...] = ()  # a unit said after these arguments' values ("a radius of 4 inches"), no phrase
 
     def phrase(self, rng: random.Random, value: Value, normalise: bool = False) -> str:
         if self.schema["type"] == "boolean":

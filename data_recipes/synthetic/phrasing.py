@@ -102,9 +102,18 @@ def action(tool, rng: random.Random) -> str:
 def slot_phrases(tool, args: dict, values: dict, rng: random.Random, normalise: bool, act: str = "") -> list[str]:
     """One phrase per given argument: required ones in schema order, then the optional ones shuffled; a quarter of
     everyday requests in any order, and P_FN_REORDER of a function's (below: only where its phrases read in any
-    order and no phrase fills a placeholder of the ask `act`)."""
-    req = [p for p in tool.required() if p.name in args]
-    opt = [p for p in tool.optional() if p.name in args]
+    order and no phrase fills a placeholder of the ask `act`). A unit that `measures` other arguments follows their
+    values ("a radius of 4 inches" -> radius 4, unit "inches"), or has its own phrase where none of them is said
+    (a request that leaves the radius for a question: "the circumference of a circle in inches")."""
+    values, glued = dict(values), set()
+    for unit in (p for p, _ in tool.params if p.measures and p.name in args):  # "with a radius of 4 inches"
+        sep = V.unit_separator(values[unit.name], rng)
+        for name in unit.measures:
+            if name in args:
+                values[name] = V.with_unit_after(values[name], values[unit.name], sep)
+                glued.add(unit.name)
+    req = [p for p in tool.required() if p.name in args and p.name not in glued]
+    opt = [p for p in tool.optional() if p.name in args and p.name not in glued]
     rng.shuffle(opt)
     order = req + opt
     if len(order) > 1 and tool.domain != "units" and tool.verb != "fn" and rng.random() < 0.25:

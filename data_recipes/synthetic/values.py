@@ -355,6 +355,21 @@ def subset_of(options: list):
     return sample
 
 
+# Units a user types against the number ("5cm"); the others follow a space ("4 inches", "10 units").
+GLUED_UNITS = {"cm", "m", "mm", "km"}
+P_GLUED_UNIT = 0.3
+
+
+def unit_separator(unit: Value, rng) -> str:
+    """'' for a unit typed against its numbers ("5cm"), else ' ': one choice for every value of a request."""
+    return "" if unit.text in GLUED_UNITS and rng.random() < P_GLUED_UNIT else " "
+
+
+def with_unit_after(v: Value, unit: Value, sep: str = " ") -> Value:
+    """`v` said with `unit` after it: a radius of 4 and the unit "inches" -> "4 inches"."""
+    return Value(v.value, f"{v.text}{sep}{unit.text}", tuple(f"{a} {unit.text}" for a in v.alt))
+
+
 def verbatim(make):
     """A sampler of a string users type as it is: value and text are both `make(rng)`."""
     def sample(rng):
