@@ -136,9 +136,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # session 43: arrays of enum options (params.choices, library `le`: "with a pool and gym" -> ["Pool", "Gym"]) on 8
 # everyday tools, one new (search_parks), and 6 functions (get_planet_info's fields list among them), drawn 6x as
 # often (kinds.CHOICES_WEIGHT); a geometry function's unit said after the values it measures ("a radius of 4
-# inches", library kind `u`; 18 functions, "with unit in" before).
-SAMPLE_SHA256 = "da8d5038c0c6667239203c7869df1a14e75abdfb7d1b8b8d45d27a6e41774159"  # generate(300, seed=0)
-CATALOGUE_SHA256 = "f09ce80c6f841df4b87d2c26ebd49f8aa28680ba9d87a83b294857211be8d9cf"
+# inches", library kind `u`; 18 functions, "with unit in" before); 14 lookups with an optional flag ("including
+# the fees", "with details").
+SAMPLE_SHA256 = "48061c03591820243d89bcafbd9b3697e5ca0c2313287ecd16c79af86f2485ec"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "e6b00a58da8c19a4e3d7c23124a34a0e7425bf9f4078558155c5c5a92530dfea"
 
 
 def test_fixed_seed_output_and_tool_specs_are_pinned():

@@ -104,7 +104,8 @@ FUNCTIONS = EVERYDAY + (
       lambda a: a["annual_dividend"] / a["share_price"] * 100),
     F("investing", "get_stock_quote", "get a stock quote", "Latest quote for a ticker.",
       "ticker:s:ticker@for {}; ?exchange:e:NASDAQ|NYSE|LSE@on {}; "
-      "?fields:le:price|volume|market_cap|pe_ratio|dividend_yield@showing the {}"),
+      "?fields:le:price|volume|market_cap|pe_ratio|dividend_yield@showing the {}; "
+      "?extended_hours:b=false@including extended-hours trading"),
     F("investing", "rebalance_portfolio", "rebalance a portfolio", "Trades that restore target weights.",
       "holdings:items@holding {}; target_stock_percent:n:30:90:0@to {} % stocks"),
     # corporate finance

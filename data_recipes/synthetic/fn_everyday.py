@@ -24,7 +24,7 @@ FUNCTIONS = (
       "wins:i:0:80@with {} wins; losses:i:0:80@and {} losses", lambda a: 100 * a["wins"] / max(1, a["wins"] + a["losses"])),
     F("sports_stats", "get_team_standings", "get the league standings for a team", "Standing of a team in its league.",
       "team:s:team@for the {}; ?season:i:2015:2026@in the {} season; "
-      "?stats:le:wins|losses|draws|points|goal_difference@with the {}"),
+      "?stats:le:wins|losses|draws|points|goal_difference@with the {}; ?include_player_stats:b=false@including player stats"),
     F("sports_stats", "calculate_elo_update", "update an Elo rating after a game", "New Elo rating after a result.",
       "rating:i:800:2800@for a player rated {}; opponent_rating:i:800:2800@against {}; "
       "result:e:win|draw|loss@after a {}; ?k_factor:i:10:40=20@with K = {}"),
@@ -171,7 +171,7 @@ FUNCTIONS = (
       "burn_rate_l_per_hour:n:20:5000:0@burning {} litres an hour; flight_hours:n:0.5:14:1@for {} hours; "
       "?reserve_minutes:i:30:60=45@plus {} minutes reserve"),
     F("aviation", "get_metar", "get the METAR weather report for an airport", "Current METAR of an airport.",
-      "icao_code:e:EGLL|KJFK|LFPG|EDDF|RJTT|KSFO|YSSY@for {}"),
+      "icao_code:e:EGLL|KJFK|LFPG|EDDF|RJTT|KSFO|YSSY@for {}; ?decoded:b=false@decoded into plain words"),
     F("aviation", "calculate_crosswind_component", "compute the crosswind component", "Crosswind on a runway.",
       "wind_speed_kn:n:5:40:0@for wind at {} knots; wind_angle_deg:n:0:90:0@at {} degrees off the runway",
       lambda a: a["wind_speed_kn"] * math.sin(math.radians(a["wind_angle_deg"]))),
@@ -181,7 +181,8 @@ FUNCTIONS = (
     F("maritime", "convert_nautical_miles", "convert nautical miles to kilometres", "Nautical miles in km.",
       "nautical_miles:n:1:3000:1@{}", lambda a: a["nautical_miles"] * 1.852),
     F("maritime", "get_tide_forecast", "get the tide forecast for a port", "Tides for the next days.",
-      "port:e:Dover|Brest|Portsmouth|Boston|Sydney|Cape_Town@at {}; ?days:i:1:7=3@for {} days"),
+      "port:e:Dover|Brest|Portsmouth|Boston|Sydney|Cape_Town@at {}; ?days:i:1:7=3@for {} days; "
+      "?include_moon_phase:b=false@including the moon phase"),
     # agriculture
     F("agriculture", "calculate_crop_yield", "estimate the crop yield", "Harvest from area and yield per hectare.",
       "crop:s:crop@of {}; area_ha:n:1:500:1@on {} hectares; yield_t_per_ha:n:1:12:1@at {} t/ha",
@@ -194,7 +195,7 @@ FUNCTIONS = (
       "evapotranspiration_mm:n:2:9:1@with ET of {} mm a day; ?rainfall_mm:n:0:20:0=0@and {} mm of rain"),
     # gardening
     F("gardening", "get_planting_calendar", "get the planting dates for a plant", "When to sow and plant.",
-      "plant:s:plant@for {}; ?hardiness_zone:i:3:11@in zone {}"),
+      "plant:s:plant@for {}; ?hardiness_zone:i:3:11@in zone {}; ?include_harvest:b=false@with harvest dates"),
     F("gardening", "calculate_soil_volume", "compute how much soil a raised bed needs", "Soil in litres for a bed.",
       "dimensions:dims@for a {} cm bed", lambda a: a["dimensions"]["length"] * a["dimensions"]["width"] *
       a["dimensions"]["height"] / 1000),
@@ -207,7 +208,8 @@ FUNCTIONS = (
     F("veterinary", "calculate_pet_food_portion", "calculate a pet's daily food portion", "Grams of food per day.",
       "species:e:dog|cat@for a {}; weight_kg:n:1:60:1@weighing {}; ?activity:e:low|normal|high=normal@with {} activity"),
     F("veterinary", "get_breed_info", "look up information about a dog breed", "Size, lifespan and temperament.",
-      "breed:s:dog_breed@about the {}; ?details:le:Size|Lifespan|Temperament|Grooming|Exercise Needs@covering {}"),
+      "breed:s:dog_breed@about the {}; ?details:le:Size|Lifespan|Temperament|Grooming|Exercise Needs@covering {}; "
+      "?include_health_issues:b=false@including common health issues"),
     # retail pricing
     F("retail_pricing", "calculate_discount_price", "work out the discounted price", "Price after a percentage discount.",
       "price:n:1:2000:2@of an item at {}; discount_percent:n:5:80:0@with {} off",
@@ -264,7 +266,8 @@ FUNCTIONS = (
     F("board_games", "calculate_poker_odds", "compute poker hand odds", "Win probability of a hold'em hand.",
       "hand:e:AA|KK|AKs|QJo|72o|T9s|55@with {}; opponents:i:1:8@against {} opponents"),
     F("chess", "get_opening_info", "look up a chess opening", "Moves and ideas of an opening.",
-      "opening:s:chess_opening@about the {}; ?depth:i:2:12=6@to {} moves"),
+      "opening:s:chess_opening@about the {}; ?depth:i:2:12=6@to {} moves; "
+      "?include_variations:b=false@including its main variations"),
     F("chess", "calculate_expected_score", "compute the expected chess score", "Elo expected score of a player.",
       "rating:i:800:2800@for a {} player; opponent_rating:i:800:2800@against {}",
       lambda a: 1 / (1 + 10 ** ((a["opponent_rating"] - a["rating"]) / 400))),
@@ -284,7 +287,7 @@ FUNCTIONS = (
       lambda a: a["days"] * a["daily_spend"] + a.get("flights", 0)),
     F("trip_planning", "get_visa_requirements", "check the visa requirements", "Visa rules between two countries.",
       "citizenship:s:country@for a citizen of {}; destination:s:country@travelling to {}; "
-      "?visa_types:le:Tourist|Business|Student|Transit|Work@for {} visas"),
+      "?visa_types:le:Tourist|Business|Student|Transit|Work@for {} visas; ?include_fees:b=false@including the fees"),
     F("ev_charging", "calculate_charging_time", "estimate the charging time of an electric car", "Hours to charge.",
       "battery_kwh:n:20:120:0@for a {} battery; charger_kw:n:3:350:0@on a {} kW charger; ?from_percent:n:0:50:0=20@from "
       "{} %; ?to_percent:n:60:100:0=80@to {} %"),
@@ -295,7 +298,8 @@ FUNCTIONS = (
       "origin:s:city@from central {}; destination:e:airport|main_station|university|old_town@to the {}; "
       "?departure_time:time@leaving at {}"),
     F("public_transit", "get_next_departures", "get the next departures from a stop", "Upcoming departures.",
-      "stop:e:Central_Station|Market_Square|Harbour|North_Gate@from {}; ?limit:i:1:10=5@(next {})"),
+      "stop:e:Central_Station|Market_Square|Harbour|North_Gate@from {}; ?limit:i:1:10=5@(next {}); "
+      "?realtime:b=true@with live times"),
     F("parking", "calculate_parking_fee", "calculate the parking fee", "Fee for a stay at an hourly rate.",
       "hours:n:0.5:24:1@for {} hours; hourly_rate:n:1:8:2@at {} an hour; ?daily_cap:n:10:40:0@capped at {} a day"),
     # running, cycling, swimming
@@ -409,14 +413,15 @@ FUNCTIONS = (
     F("language_learning", "conjugate_verb", "conjugate a verb", "Conjugation of a verb in a tense.",
       "verb:e:être|tener|haben|essere|ir|avoir@{}; tense:e:present|past|future@in the {} tense"),
     F("language_learning", "get_word_of_the_day", "get a word of the day", "A word with its meaning and example.",
-      "language:s:language@in {}; ?level:e:beginner|intermediate|advanced@for a {} learner"),
+      "language:s:language@in {}; ?level:e:beginner|intermediate|advanced@for a {} learner; "
+      "?include_examples:b=true@with example sentences"),
     F("astrology", "get_zodiac_sign", "find the zodiac sign for a birthday", "Western zodiac sign of a date.",
       "birth_date:date@for someone born on {}"),
     F("hiking", "calculate_hiking_time", "estimate a hike's duration", "Naismith's rule from distance and climb.",
       "distance_km:n:1:40:1@for {}; ascent_m:n:0:2000:0@with {} of climbing",
       lambda a: a["distance_km"] / 5 + a["ascent_m"] / 600),
     F("fishing", "get_fishing_regulations", "look up the fishing rules", "Seasons and limits for a species and region.",
-      "species:e:trout|salmon|bass|pike|cod@for {}; region:s:country@in {}"),
+      "species:e:trout|salmon|bass|pike|cod@for {}; region:s:country@in {}; ?detailed:b=false@in detail"),
     F("home_improvement", "calculate_insulation_savings", "estimate savings from insulation", "Yearly energy savings.",
       "area_m2:n:20:300:0@for {}; old_u_value:n:0.5:3:2@from U = {}; new_u_value:n:0.1:0.45:2@to {}; "
       "?heating_degree_days:i:1500:5000=2500@with {} degree days"),

@@ -269,7 +269,8 @@ FUNCTIONS = (
       "Shannon index from counts per species.", "species_counts:li:1:80@for counts {}",
       lambda a: -sum(c / sum(a["species_counts"]) * math.log(c / sum(a["species_counts"])) for c in a["species_counts"])),
     F("ecology", "get_species_status", "get the conservation status of a species", "IUCN status of a species.",
-      "species:s:species@of the {}; ?region:s:country@in {}"),
+      "species:s:species@of the {}; ?region:s:country@in {}; "
+      "?include_trend:b=false@including the population trend"),
     F("ecology", "estimate_population_mark_recapture", "estimate a population by mark and recapture",
       "Lincoln-Petersen estimate.", "marked:i:10:200@with {} marked; caught:i:10:200@{} caught later; "
       "recaptured:i:1:9@of which {} were marked", lambda a: a["marked"] * a["caught"] / a["recaptured"]),
@@ -336,7 +337,8 @@ FUNCTIONS = (
       "Apparent magnitude from absolute magnitude and distance in parsecs.", "absolute_magnitude:n:-5:15:1@with "
       "absolute magnitude {}; distance_pc:n:1:5000:0@at {} parsecs",
       lambda a: a["absolute_magnitude"] + 5 * math.log10(a["distance_pc"]) - 5),
-    F("astronomy", "get_moon_phase", "get the moon phase on a date", "Lunar phase on a date.", "date:date@on {}"),
+    F("astronomy", "get_moon_phase", "get the moon phase on a date", "Lunar phase on a date.",
+      "date:date@on {}; ?include_illumination:b=false@with the illuminated fraction"),
     F("astronomy", "calculate_hubble_distance", "estimate a galaxy's distance from its recession velocity",
       "Distance in megaparsecs from Hubble's law.", "velocity_kms:n:500:30000:0@receding at {} km/s; "
       "?hubble_constant:n:67:74:1=70@with H0 = {}", lambda a: a["velocity_kms"] / a.get("hubble_constant", 70)),
@@ -375,5 +377,6 @@ FUNCTIONS = (
       "rainfall_mm:n:5:200:0@with {} mm of rain; ?runoff_coefficient:n:0.6:0.95:2=0.8@and runoff coefficient {}",
       lambda a: a["roof_area_m2"] * a["rainfall_mm"] * a.get("runoff_coefficient", 0.8)),
     F("environment", "get_air_quality_index", "get the air quality index", "Current AQI in a city.",
-      "city:s:city@in {}; ?pollutant:e:pm25|pm10|o3|no2@for {}"),
+      "city:s:city@in {}; ?pollutant:e:pm25|pm10|o3|no2@for {}; "
+      "?detailed:b=false@with details"),
 )
