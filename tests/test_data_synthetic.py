@@ -767,23 +767,30 @@ def test_function_arguments_are_consistent_with_what_the_function_means():
 def test_functions_with_a_fractional_rate_are_drawn_more_often(monkeypatch):
     """"at 5%" -> "interest_rate": 0.05 is a rule the default model had seen about 15 times and broke on 16-30 of
     BFCL's 54 fractional rates; such functions are drawn RATE_WEIGHT times as often as other tools."""
-    from data_recipes.synthetic import kinds
     from data_recipes.synthetic.library import fraction_rate_functions, library_tools
     names = {t.name for t in library_tools() if t.base in fraction_rate_functions()}
     assert len(fraction_rate_functions()) >= 10
 
+    def calls_one(r):
+        return any(c["function"]["name"] in names for m in r["messages"] for c in m.get("tool_calls") or [])
+    weighted, plain = _shares_with_and_without(monkeypatch, "RATE_WEIGHT", calls_one, 3000, 9)
+    assert weighted > 2.5 * plain > 0
+
+
+def _shares_with_and_without(monkeypatch, weight: str, holds, n: int, seed: int) -> tuple[float, float]:
+    """The share of generate(n, seed) rows for which `holds(row)`, at kinds' weights and with `weight` set to 1."""
+    from data_recipes.synthetic import kinds
+
     def share():
-        rows = list(generate(3000, seed=9))
-        return sum(any(c["function"]["name"] in names for m in r["messages"] for c in m.get("tool_calls") or [])
-                   for r in rows) / len(rows)
+        rows = list(generate(n, seed=seed))
+        return sum(map(holds, rows)) / len(rows)
     weighted = share()
-    monkeypatch.setattr(kinds, "RATE_WEIGHT", 1)
+    monkeypatch.setattr(kinds, weight, 1)
     kinds._catalogue_cum_weights.cache_clear()
     try:
-        plain = share()
+        return weighted, share()
     finally:
         kinds._catalogue_cum_weights.cache_clear()
-    assert weighted > 2.5 * plain > 0
 
 
 def _choice_arguments(records):
@@ -833,15 +840,6 @@ def test_library_le_kind_is_an_array_of_enum_options():
 def test_tools_with_an_array_of_enum_parameter_are_drawn_more_often(monkeypatch):
     from data_recipes.synthetic import kinds
     assert len(kinds.choices_tools()) >= 25
-
-    def share():
-        rows = list(generate(2000, seed=12))
-        return sum(bool(_choice_arguments([r])) for r in rows) / len(rows)
-    weighted = share()
-    monkeypatch.setattr(kinds, "CHOICES_WEIGHT", 1)
-    kinds._catalogue_cum_weights.cache_clear()
-    try:
-        plain = share()
-    finally:
-        kinds._catalogue_cum_weights.cache_clear()
+    weighted, plain = _shares_with_and_without(monkeypatch, "CHOICES_WEIGHT", lambda r: bool(_choice_arguments([r])),
+                                               2000, 12)
     assert weighted > 2 * plain > 0

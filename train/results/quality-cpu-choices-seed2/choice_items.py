@@ -57,8 +57,10 @@ def outcome_of(got: dict, fn: str, name: str, golds: list) -> tuple[str, list]:
     return outcome, values
 
 
-def main(runs: list[str]) -> dict:
-    wanted = targets()
+def tally(runs: list[str], wanted: list[tuple[str, str, str, str, list]], outcome_of) -> dict:
+    """Per run (comma-joined per-suite files): the outcome totals of the `wanted` arguments, the items right of those
+    holding one, and every argument's outcome (`outcome_of(reply, function, parameter, accepted) -> (outcome,
+    values)`)."""
     items = sorted({item_id for _, item_id, *_ in wanted})
     report = {"arguments": len(wanted), "items": len(items), "runs": {}}
     for files in runs:
@@ -79,4 +81,4 @@ def main(runs: list[str]) -> dict:
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    print(json.dumps(main(sys.argv[1:]), indent=1, ensure_ascii=False))
+    print(json.dumps(tally(sys.argv[1:], targets(), outcome_of), indent=1, ensure_ascii=False))

@@ -16,10 +16,9 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-citystate"))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-round-seed2"))
-from location_items import load_run  # noqa: E402  (one run's items by id from its per-suite files)
-from round_numbers import argument_outcome  # noqa: E402  (no call / right / the named miss / another value)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from choice_items import tally  # noqa: E402  (per run: outcome totals, items right, every argument's outcome)
+from round_numbers import argument_outcome  # noqa: E402  (choice_items puts its folder on the path)
 
 from nanoagent.suites import load_suite  # noqa: E402
 
@@ -35,26 +34,11 @@ def targets() -> list[tuple[str, str, str, str, list]]:
             if UNIT.match(name) and golds and isinstance(golds[0], str) and golds[0]]
 
 
-def main(runs: list[str]) -> dict:
-    wanted = targets()
-    items = sorted({item_id for _, item_id, *_ in wanted})
-    report = {"arguments": len(wanted), "items": len(items), "runs": {}}
-    for files in runs:
-        run, totals, outcomes = load_run(files), {}, []
-        for suite, item_id, fn, name, golds in wanted:
-            got = run.get(item_id)
-            if got is None:
-                continue
-            outcome, values = argument_outcome(got, fn, name, golds, "left out", lambda v, g: v is None)
-            totals[outcome] = totals.get(outcome, 0) + 1
-            outcomes.append({"id": item_id, "function": fn, "parameter": name, "gold": golds[0], "outcome": outcome,
-                             "values": values})
-        right = sum(run[i]["correct"] for i in items if i in run)
-        report["runs"][files] = {"totals": totals, "items_right": right, "per_argument": outcomes}
-    return report
+def outcome_of(got: dict, fn: str, name: str, golds: list) -> tuple[str, list]:
+    return argument_outcome(got, fn, name, golds, "left out", lambda v, g: v is None)
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    print(json.dumps(main(sys.argv[1:]), indent=1, ensure_ascii=False))
+    print(json.dumps(tally(sys.argv[1:], targets(), outcome_of), indent=1, ensure_ascii=False))
