@@ -397,7 +397,7 @@ T("finance", "market_status", res="open:bool closes_at:time", get="country_code"
 T("banking", "loan_application", res="application_id:id status:approval", create=("submit", "amount years email"))
 T("travel", "travel_advisory", res="level:aqi_level summary:headline", get="country_code")
 T("travel", "tourist_attraction", res="name:place_name rating:rating", search="city ?sort_by ?limit")
-T("travel", "park", res="name:place_name rating:rating", search="city facilities ?open_now")
+T("travel", "park", res="name:park_name rating:rating", search="city facilities ?open_now")
 T("travel", "itinerary", res="itinerary_id:id days:count", create="city start_date end_date ?tags")
 T("food", "grocery_price", res="price:price store:store", get="food city")
 T("restaurants", "restaurant_menu", res="dish:dish price:price", get="restaurant_id")

@@ -42,6 +42,7 @@ _POOLS = {
     "task_status": ["open", "in_progress", "done"], "title": V.TITLES, "product": [q.title() for q in V.QUERIES],
     "store": ["Corner Market", "TechHub", "GreenGrocer", "City Hardware"], "route": ["via the A1", "via Main St"],
     "place_name": ["Blue Door Cafe", "Central Pharmacy", "Riverside Park", "City Museum"],
+    "park_name": ["Riverside Park", "Oak Hill Park", "Lakeside Gardens", "Victoria Park", "Greenway Commons"],
     "team": V.TEAMS, "score": ["2-1", "0-0", "3-2", "104-99", "24-17"], "position": ["forward", "guard", "keeper"],
     "quality": ["good", "fair", "poor"], "specialty": ["dermatology", "cardiology", "pediatrics"], "song": V.SONGS,
     "artist": V.ARTISTS, "duration": ["3:45", "4:12", "2:58", "5:03"], "music_genre": ["jazz", "rock", "pop"],
