@@ -137,9 +137,11 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # everyday tools, one new (search_parks), and 6 functions (get_planet_info's fields list among them), drawn 6x as
 # often (kinds.CHOICES_WEIGHT); a geometry function's unit said after the values it measures ("a radius of 4
 # inches", library kind `u`; 18 functions, "with unit in" before); 14 lookups with an optional flag ("including
-# the fees", "with details"); search_parks returns park names (it returned "Blue Door Cafe").
-SAMPLE_SHA256 = "d021a8fff84703c07dda979cd5a86bd1b06eb125638ff42383483ac0956e3d22"  # generate(300, seed=0)
-CATALOGUE_SHA256 = "e6b00a58da8c19a4e3d7c23124a34a0e7425bf9f4078558155c5c5a92530dfea"
+# the fees", "with details"); search_parks returns park names (it returned "Blue Door Cafe"); after a review: plural
+# verbs after plural nouns ("parks that have"), dietary options not said like a cuisine, recipe allergens dropped
+# (they contradicted the ingredients), "Park facilities" (its clarify question read "What facilities the park...").
+SAMPLE_SHA256 = "1aa2f822f0e8566314aa4a62e4a5a22f6e2fbfac449238aba2b87ded6d243321"  # generate(300, seed=0)
+CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 
 def test_fixed_seed_output_and_tool_specs_are_pinned():

@@ -241,7 +241,7 @@ T("news", "news_article", res="headline:headline source:source", search="topic ?
 T("news", "news_digest", res="digest_id:id", create=("subscribe_to", "topic email ?language"))
 # food and restaurants
 T("food", "recipe", res="name:dish minutes:count",
-  search="ingredients ?cuisine ?diet ?max_prep_minutes ?exclude_allergens", get="recipe_id")
+  search="ingredients ?cuisine ?diet ?max_prep_minutes", get="recipe_id")
 T("food", "meal_plan", res="plan_id:id", create="diet days ?calories")
 T("food", "wine_pairing", res="wine:wine", get="food")
 T("restaurants", "restaurant", res="name:restaurant rating:rating price_level:price_level",
