@@ -13,7 +13,7 @@ gets a higher probability than a random item needing none (0.5: the model does n
 does). Minutes instead of the hour a whole-suite generation takes, so it fits between training runs.
 
 Per suite with both kinds of item it also reports the threshold on P(call) with the best balanced accuracy among
-those keeping at least `--min-calls-kept` (0.9) of the calls;
+those keeping at least `--min-calls-kept` (0.9) of the calls, at most 0.5 (call_threshold.MAX_THRESHOLD);
 `--save-threshold` (with the `valid` suite) stores the validation split's one with the model, where `nanoagent
 serve`, the GGUF export and `eval.toolcall --call-threshold model` find it (nanoagent/call_threshold.py):
 

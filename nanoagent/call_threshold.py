@@ -7,7 +7,8 @@ export carries it as metadata; `nanoagent run` / `serve` apply it by default, ev
 
     rows = call_probabilities(model, tokenizer, items)   # P(first reply token opens a call), one forward pass each
     info = choose_threshold(rows)            # rows: {"needs_call": bool, "p_call": float}; None without both kinds
-                                             # best balanced accuracy keeping >= 90% of the calls (MIN_CALLS_KEPT)
+                                             # best balanced accuracy keeping >= 90% of the calls (MIN_CALLS_KEPT),
+                                             # at most 0.5 (MAX_THRESHOLD)
     save_threshold("runs/x/model", info)     # -> runs/x/model/call_threshold.json
     stored_threshold("runs/x")               # 0.708, from a model or run folder, or a .gguf's metadata; else None
     resolve_threshold("model", spec)         # "model" -> stored_threshold(spec); "off"/None -> None; a number stays
@@ -48,11 +49,19 @@ class ThresholdError(ValueError):
 
 
 MIN_CALLS_KEPT = 0.9  # the share of validation calls a chosen threshold must keep
+# The highest threshold chosen: above it the gate declines replies whose most likely first token opens a call, the
+# model's own majority belief. Validation prompts put the best balanced accuracy higher (0.705 for b33), and there
+# BFCL's calling suites lost 3.6-7.5 points (simple_python 45.8 -> 42.2, multiple 46.5 -> 39.0); at 0.5, over ten
+# runs of the default recipe, they lost 0.05-1.7 on average while irrelevance gained 10.5 (python -m
+# eval.thresholds; eval/results/thresholds/ten_runs.json). Until session 44 there was no cap.
+MAX_THRESHOLD = 0.5
 
 
-def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -> dict | None:
+def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT,
+                     max_threshold: float = MAX_THRESHOLD) -> dict | None:
     """The threshold with the best balanced accuracy (the mean of the call and no-call groups' accuracies) among
-    those that keep at least `min_calls_kept` of the calls: a reply calls when P(call) >= threshold. Candidates lie
+    those that keep at least `min_calls_kept` of the calls and lie at or below `max_threshold`: a reply calls when
+    P(call) >= threshold. Candidates lie
     midway between neighbouring observed probabilities (and just outside the extremes), so no item sits on the
     boundary where float32 storage or llama.cpp's slightly different numbers could flip it; always inside (0, 1).
     None unless both groups are present.
@@ -70,6 +79,7 @@ def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -
     lo, hi = 1e-6, 1.0 - 1e-6
     candidates = [min(max(t, lo), hi) for t in
                   [seen[0] / 2] + [(a + b) / 2 for a, b in zip(seen, seen[1:])] + [(seen[-1] + 1.0) / 2]]
+    candidates = [t for t in candidates if t <= max_threshold] or candidates[:1]  # the first is <= 0.5
     best = None
     for t in candidates:  # ascending: the lowest keeps every call, so one always qualifies
         hit = sum(p >= t for p in calls) / len(calls)
@@ -82,7 +92,7 @@ def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -
     t, score, hit, reject = best
     return {"call_threshold": round(t, 6), "balanced_accuracy": round(score, 4), "calls_kept": round(hit, 4),
             "no_calls_declined": round(reject, 4), "n_call": len(calls), "n_no_call": len(nones),
-            "min_calls_kept": min_calls_kept}
+            "min_calls_kept": min_calls_kept, "max_threshold": max_threshold}
 
 
 def check_threshold(value, where: str) -> float:

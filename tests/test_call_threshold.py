@@ -21,7 +21,7 @@ def rows(calls, nones):
 
 
 def test_the_threshold_with_the_best_balanced_accuracy():
-    info = choose_threshold(rows([0.9, 0.8, 0.75], [0.7, 0.6, 0.85]))
+    info = choose_threshold(rows([0.9, 0.8, 0.75], [0.7, 0.6, 0.85]), max_threshold=1.0)
     assert info["call_threshold"] == 0.725  # midway 0.7 | 0.75: keeps every call, declines 2 of 3 no-calls
     assert info["balanced_accuracy"] == pytest.approx(0.8333, abs=1e-4) and info["n_no_call"] == 3
     assert choose_threshold(rows([0.9], [])) is None and choose_threshold([]) is None
@@ -32,7 +32,7 @@ def test_the_threshold_keeps_nine_calls_in_ten():
     calls with them; the floor keeps 90% of the calls and gives up those no-calls."""
     calls = [0.95, 0.96, 0.97, 0.98, 0.99, 0.91, 0.92, 0.93, 0.7, 0.75]
     nones = [0.05, 0.1, 0.9, 0.9]
-    free = choose_threshold(rows(calls, nones), min_calls_kept=0.0)
+    free = choose_threshold(rows(calls, nones), min_calls_kept=0.0, max_threshold=1.0)
     assert free["calls_kept"] < 0.9 and free["call_threshold"] > 0.9
     floor = choose_threshold(rows(calls, nones))
     assert floor["min_calls_kept"] == 0.9 and floor["calls_kept"] >= 0.9
@@ -40,10 +40,23 @@ def test_the_threshold_keeps_nine_calls_in_ten():
     assert floor["no_calls_declined"] == 0.5
 
 
+def test_the_threshold_never_declines_a_reply_the_model_would_call():
+    """No threshold above 0.5 (MAX_THRESHOLD): above it the gate declines replies whose most likely first token
+    opens a call. On BFCL the validation-chosen 0.705 cost b33's calling suites 3.6-7.5 points; 0.5 cost ten runs
+    0.05-1.7 on average."""
+    calls, nones = [0.95, 0.9, 0.62, 0.58, 0.97], [0.05, 0.3, 0.55, 0.6]
+    free = choose_threshold(rows(calls, nones), max_threshold=1.0)
+    capped = choose_threshold(rows(calls, nones))
+    assert free["call_threshold"] > 0.5 and capped["call_threshold"] <= 0.5
+    assert capped["call_threshold"] == pytest.approx(0.425)  # midway 0.3 | 0.55: every call kept, 2 of 4 declined
+    assert capped["max_threshold"] == 0.5 and capped["calls_kept"] == 1.0
+    assert choose_threshold(rows([0.9], [0.95]))["call_threshold"] <= 0.5  # every candidate above: the lowest
+
+
 def test_the_threshold_stays_inside_zero_and_one():
     """A model sure of every call (probabilities that round to 1) or unable to tell the groups apart still gets
     a threshold the backends accept."""
-    top = choose_threshold(rows([1.0, 1.0], [0.2, 0.3]))
+    top = choose_threshold(rows([1.0, 1.0], [0.2, 0.3]), max_threshold=1.0)
     assert 0.3 < top["call_threshold"] < 1.0 and top["balanced_accuracy"] == 1.0
     flat = choose_threshold(rows([0.0, 0.0], [0.0, 0.5]))
     assert 0.0 < flat["call_threshold"] < 1.0
@@ -56,7 +69,7 @@ def test_the_committed_threshold_decides_as_the_rule_does():
     validation item the same way."""
     probe = json.loads((ROOT / "eval/results/decision/quality-cpu.json").read_text())
     items = probe["suites"]["valid"]["items"]
-    chosen = choose_threshold(items, min_calls_kept=0.0)["call_threshold"]
+    chosen = choose_threshold(items, min_calls_kept=0.0, max_threshold=1.0)["call_threshold"]
     assert chosen == pytest.approx(0.708, abs=1e-3)
     assert [it["p_call"] >= chosen for it in items] == [it["p_call"] >= 0.708 for it in items]
 
