@@ -29,8 +29,9 @@ def _key(option) -> str:
     return str(option).lower().replace("_", " ").replace("-", " ")
 
 
-def targets() -> list[tuple[str, str, str, str, list]]:
-    """(suite, item id, function, parameter, accepted values) for every array-of-enum argument in the answers."""
+def answer_arguments(keep) -> list[tuple[str, str, str, str, list]]:
+    """(suite, item id, function, parameter, accepted values) for every answer argument of the calling suites whose
+    parameter schema and accepted values pass `keep(spec, golds)`."""
     out = []
     for suite in SUITES:
         for item in load_suite(suite)[0]:
@@ -38,11 +39,15 @@ def targets() -> list[tuple[str, str, str, str, list]]:
             for answer in item.answers:
                 for fn, args in answer.items():
                     for name, golds in args.items():
-                        spec = props.get(fn, {}).get(name, {})
-                        if (spec.get("type") == "array" and "enum" in (spec.get("items") or {}) and golds
-                                and isinstance(golds[0], list) and golds[0]):
+                        if golds and keep(props.get(fn, {}).get(name, {}), golds):
                             out.append((suite, item.id, fn, name, golds))
     return out
+
+
+def targets() -> list[tuple[str, str, str, str, list]]:
+    """Every array-of-enum argument in the answers."""
+    return answer_arguments(lambda spec, golds: spec.get("type") == "array" and "enum" in (spec.get("items") or {})
+                            and isinstance(golds[0], list) and bool(golds[0]))
 
 
 def outcome_of(got: dict, fn: str, name: str, golds: list) -> tuple[str, list]:

@@ -18,10 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-choices-seed2"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "quality-cpu-round-seed2"))
-from choice_items import SUITES, tally  # noqa: E402  (per-run totals, items right, every argument's outcome)
+from choice_items import answer_arguments, tally  # noqa: E402  (answer arguments by schema; per-run outcomes)
 from round_numbers import argument_outcome  # noqa: E402  (no call / right / the named miss / another value)
-
-from nanoagent.suites import load_suite  # noqa: E402
 
 
 def _key(value) -> str:
@@ -30,18 +28,8 @@ def _key(value) -> str:
 
 def targets() -> list[tuple[str, str, str, str, list]]:
     """(suite, item id, function, parameter, accepted values) for every enum argument in the answers."""
-    out = []
-    for suite in SUITES:
-        for item in load_suite(suite)[0]:
-            props = {t["function"]["name"]: t["function"]["parameters"].get("properties", {}) for t in item.tools}
-            for answer in item.answers:
-                for fn, args in answer.items():
-                    for name, golds in args.items():
-                        spec = props.get(fn, {}).get(name, {})
-                        if spec.get("type") == "string" and spec.get("enum") and golds and isinstance(golds[0], str) \
-                                and golds[0]:
-                            out.append((suite, item.id, fn, name, golds))
-    return out
+    return answer_arguments(lambda spec, golds: spec.get("type") == "string" and bool(spec.get("enum"))
+                            and isinstance(golds[0], str) and bool(golds[0]))
 
 
 def outcome_of(got: dict, fn: str, name: str, golds: list) -> tuple[str, list]:
