@@ -323,7 +323,7 @@ FUNCTIONS = EVERYDAY + (
       "{}; input_size:i:10:1000000@for n = {}; ?operations_per_second:n:1000000:1000000000:0=100000000@at {} operations "
       "per second"),
     F("computing", "generate_uuid", "generate a UUID", "Random UUIDs.",
-      "count:i:1:10@, {} of them; ?version:e:4|7=4@version {}^version {} UUID"),
+      "count:i:1:10@{}; ?version:e:4|7=4@version {}^version {} UUID"),
     F("computing", "calculate_aspect_ratio", "find the aspect ratio", "Reduced aspect ratio of a width and height.",
       "width_px:i:320:7680@for {}; height_px:i:240:4320@by {}"),
     F("computing", "generate_password", "generate a password", "A random password.",

@@ -40,7 +40,7 @@ FUNCTIONS = (
       "score:n:0:100:0@for {}; ?scale:e:us|uk=us@on the {} scale"),
     F("education", "generate_quiz", "generate a quiz", "Quiz questions on a topic.",
       "topic:e:fractions|photosynthesis|world_war_ii|the_solar_system|verbs@on {}; questions:i:3:20@with {} questions; "
-      "?difficulty:e:easy|medium|hard=medium@at {} level^{}-level quiz"),
+      "?difficulty:e:easy|medium|hard=medium@at {} level^{} quiz"),
     F("education", "calculate_average_score", "work out the average score", "Mean of the scores, by subject.",
       "scores:scores@for {}", lambda a: sum(a["scores"].values()) / len(a["scores"])),
     F("education", "find_top_subject", "find the subject with the highest score", "Subject with the highest score.",
@@ -438,8 +438,8 @@ FUNCTIONS = (
     F("energy_grid", "calculate_peak_load", "calculate the peak load of a building", "Peak kW from appliances.",
       "appliance_watts:ln:50:3000:0@for appliances of {} W; ?diversity_factor:n:0.5:1:2=0.7@with diversity {}"),
     # a kind or size said before the noun ("find state patent cases", "a small red mushroom"; phrasing.with_modifiers)
-    F("legal", "search_court_cases", "look up court cases", "Court cases on a topic, by type, court system and year.",
-      "topic:s:legal_topic@about {}; ?case_type:e:civil|criminal|patent|family|tax|employment@of type {}^{} court; "
+    F("legal", "search_court_cases", "find court cases", "Court cases on a topic, by type, court system and year.",
+      "topic:s:legal_topic@about {}; ?case_type:e:civil|criminal|patent|family|tax|employment@of type {}^{} cases; "
       "?court_system:e:federal|state=state@in {} courts^{} court; ?year_from:i:1990:2024@since {}"),
     F("nature", "identify_mushroom", "identify a mushroom", "Likely species from how it looks and where it grows.",
       "cap_color:e:brown|white|red|yellow|orange@whose cap is {}^{} mushroom; "

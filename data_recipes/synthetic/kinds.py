@@ -160,11 +160,10 @@ def normalisable() -> frozenset[str]:
     """Tools with a required parameter that users may state loosely (it has alternative surface forms)."""
     probe = random.Random(0)
 
-    def loose(p) -> bool:  # a form without the value itself ("twelve", "euros"; a string said "premium economy")
+    def loose(p) -> bool:  # a form that does not contain the value itself ("twelve", "euros", "premium economy")
         v = p.sample(probe)
-        said = (*v.alt, v.text) if isinstance(v.value, str) else v.alt
-        return any(str(v.value) not in a for a in said if a)
-    return frozenset(t.name for t in catalogue() if any(any(loose(p) for _ in range(20)) for p in t.required()))
+        return any(str(v.value) not in a for a in (v.text, *v.alt) if a)
+    return frozenset(t.name for t in catalogue() if any(any(loose(p) for _ in range(5)) for p in t.required()))
 
 
 # Tools whose call carries a rate as a fraction ("at 5%" -> "interest_rate": 0.05) are drawn RATE_WEIGHT times as
@@ -289,10 +288,8 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
     would read ambiguously)."""
     style = style or rng.choice(["same", "list", "cases"])
     key = tool.required()[0]
-    if style == "list" and (key.schema.get("type") not in ("string", "integer", "number") or key.modifier):
-        # a boolean's phrases carry no value; listed arrays and objects would read ambiguously; values listed before
-        # a noun read as one thing ("identify a yellow and red mushroom" is one mushroom, not two calls)
-        style = "same"
+    if style == "list" and key.schema.get("type") not in ("string", "integer", "number"):
+        style = "same"  # a boolean's phrases carry no value; listed arrays and objects would read ambiguously
     if style == "cases":
         drawn = [sample_args(tool, rng) for _ in range(k)]
         pairs, clauses, seen = [], [], set()
