@@ -45,13 +45,13 @@ def _plural(noun: str) -> str:
 
 # weather
 T("weather", "current_weather", res="temperature_c:temp condition:condition humidity:percent wind_kmh:speed",
-  get="location ?units")
+  get="city ?units")
 T("weather", "weather_forecast", res="high_c:temp low_c:temp condition:condition rain_chance:percent",
   get="location ?days ?units ?include_hourly")
 T("weather", "air_quality", res="aqi:aqi main_pollutant:pollutant level:aqi_level", get="location ?date")
-T("weather", "uv_index", res="uv_index:uv risk:aqi_level", get="location ?date")
+T("weather", "uv_index", res="uv_index:uv risk:aqi_level", get="city ?date")
 T("weather", "weather_alert", res="headline:alert severity:severity", list="city ?severity")
-T("weather", "sunrise_sunset", res="sunrise:time sunset:time", get="location ?date")
+T("weather", "sunrise_sunset", res="sunrise:time sunset:time", get="city ?date")
 T("weather", "historical_weather", res="high_c:temp low_c:temp condition:condition", get="location date ?units")
 T("weather", "pollen_count", res="level:aqi_level main_allergen:pollen", get="city ?date")
 # stocks and markets
@@ -165,7 +165,7 @@ T("shopping", "return_request", res="return_id:id label_url:url", create="order_
 T("shopping", "price_alert", res="alert_id:id", create="product_id max_price")
 T("shopping", "coupon", res="valid:bool discount_percent:percent", do=(("apply_coupon", "apply the coupon",
                                                                        "coupon_code order_id"),))
-T("shopping", "store", res="name:store distance_km:distance", search="location ?open_now ?radius_km")
+T("shopping", "store", res="name:store distance_km:distance", search="city ?open_now ?radius_km")
 # messaging
 T("messaging", "email", res="message_id:id", create=("send", "recipients subject body ?attendees"),
   search="query ?date_range ?limit", delete="subject")
@@ -215,7 +215,7 @@ T("health", "medication_reminder", res="reminder_id:id", create="medication dosa
 T("health", "calorie_needs", res="calories_per_day:count", calc="age weight_kg height_cm sex ?activity_level")
 T("health", "bmi", res="bmi:number", calc="weight_kg height_cm")
 T("health", "doctor", res="name:person specialty:specialty next_free:date",
-  search="specialty location ?date ?languages_spoken")
+  search="specialty city ?date ?languages_spoken")
 T("health", "doctor_appointment", res="appointment_id:id", create=("book", "doctor_id date time"),
   delete=("cancel", "appointment_id"), update="appointment_id ?date ?time")
 T("health", "nutrition_facts", res="calories:count protein_g:number", get="food ?grams")
@@ -245,7 +245,7 @@ T("food", "recipe", res="name:dish minutes:count",
 T("food", "meal_plan", res="plan_id:id", create="diet days ?calories")
 T("food", "wine_pairing", res="wine:wine", get="food")
 T("restaurants", "restaurant", res="name:restaurant rating:rating price_level:price_level",
-  search="location ?cuisine ?price_level ?open_now ?min_rating ?dietary_options ?restaurant_features")
+  search="city ?cuisine ?price_level ?open_now ?min_rating ?dietary_options ?restaurant_features")
 T("restaurants", "table_reservation", res="reservation_id:id status:booking_status",
   create=("book", "restaurant_id date time party_size"), delete=("cancel", "reservation_id"),
   update="reservation_id ?date ?time ?party_size")
@@ -253,7 +253,7 @@ T("restaurants", "restaurant_review", res="author:person rating:rating summary:r
 T("restaurants", "food_delivery", res="order_id:id eta_minutes:count", create=("order", "restaurant_id dishes address"))
 # real estate
 T("real_estate", "property", "properties", res="address:street price:price bedrooms:count",
-  search="location listing_type ?min_bedrooms ?max_price ?property_features", get="property_id")
+  search="city listing_type ?min_bedrooms ?max_price ?property_features", get="property_id")
 T("real_estate", "mortgage", res="monthly_payment:price", calc=("estimate", "principal annual_rate years"))
 T("real_estate", "property_viewing", res="viewing_id:id", create=("schedule", "property_id date time"))
 T("real_estate", "rent_estimate", res="monthly_rent:price", get="city min_bedrooms")
@@ -301,8 +301,7 @@ T("shipping", "shipment", res="shipment_id:id label_url:url", create="address pa
   delete=("cancel", "shipment_id"), update="shipment_id ?address ?express")
 T("shipping", "pickup", res="pickup_id:id", create=("schedule", "address date"))
 # events and books
-T("events", "event_listing", "events", res="name:event_name date:date venue:venue",
-  search="location event_category ?date_range")
+T("events", "event_listing", "events", res="name:event_name date:date venue:venue", search="city event_category ?date_range")
 T("events", "event_ticket", res="order_id:id total:price", create=("buy", "event_id seats ?seat_section"))
 T("events", "venue_info", res="capacity:count address:street", get="venue")
 T("books", "book", res="title:book author:author year:year", search="query ?author ?language ?limit",
@@ -371,10 +370,10 @@ T("photos", "image", res="path:filename", do=(("resize_image", "resize the image
 # home services
 T("home", "plant_care", res="water_every_days:count sunlight:sunlight", get="plant")
 T("home", "cleaning_service", res="booking_id:id price:price", create=("book", "address date duration_minutes"))
-T("home", "handyman", "handymen", res="name:person rating:rating price_per_hour:price", search="location trade ?date")
+T("home", "handyman", "handymen", res="name:person rating:rating price_per_hour:price", search="city trade ?date")
 T("home", "grocery_delivery", res="order_id:id eta:time", create=("schedule", "address date time"))
 # fitness
-T("fitness", "fitness_class", res="name:class_name time:time spots:count", search="location activity date")
+T("fitness", "fitness_class", res="name:class_name time:time spots:count", search="city activity date")
 T("fitness", "class_booking", res="booking_id:id", create=("book", "class_id"), delete=("cancel", "booking_id"))
 T("fitness", "running_pace", res="pace_min_per_km:number", calc="distance_km duration_minutes")
 T("fitness", "heart_rate_zone", res="zone_low:count zone_high:count", calc="age ?resting_heart_rate")

@@ -10,7 +10,7 @@ Kinds (the `kind` in each record's meta):
   plain answer without a call.
 - distractor: the right tool among siblings from the same domain and tools from others.
 - normalize: arguments the user states loosely (numbers in words, currency names, country names, spelled-out
-  dates, odd casing) that the call must normalise; a third of them a city where the tool asks for "City, ST".
+  dates, odd casing) that the call must normalise.
 - parallel_multiple: two or three different tools in one turn, some of them called more than once (2-6 calls).
 - clarify: a required argument is missing from the request -> the assistant asks for it, the user answers, the
   assistant calls. In half of them (`bare`) the request states no value at all ("Pull up the order, please.") and
@@ -203,8 +203,8 @@ def pick_tool(rng: random.Random, pred=None) -> Tool:
     return rng.choices(pool, [_weight(t) for t in pool])[0]
 
 
-def single(rng: random.Random, normalise: bool = False, pred=None) -> tuple[dict, dict]:
-    tool = pick_tool(rng, pred or ((lambda t: t.name in normalisable()) if normalise else None))
+def single(rng: random.Random, normalise: bool = False) -> tuple[dict, dict]:
+    tool = pick_tool(rng, (lambda t: t.name in normalisable()) if normalise else None)
     args, values = sample_args(tool, rng, p_opt=0.6 if normalise else 0.5)
     msgs = start(rng) + [{"role": "user", "content": T.request(tool, args, values, rng, normalise)},
                          assistant_calls([call(tool, args)])]
@@ -215,22 +215,7 @@ def single(rng: random.Random, normalise: bool = False, pred=None) -> tuple[dict
     return rec, {"needs": [tool.name]}
 
 
-# The share of normalize rows given to a tool whose `location` asks for "the city and state, e.g. San Francisco,
-# CA" while the user names the city alone. BFCL asks for that form in about 5% of simple_python's items and 10% of
-# live_simple's; drawn like any other tool it came up in 0.9% of the rows, some 8 of the ~840 a 150-step run reads,
-# and each run settled on one form for all of live_simple's locations (with the region 17 of 23 at rates-seed2, 2
-# of 29 at choices-seed2: 10 of the 32 items choices-seed2 lost). At this share (3.9% of rows) quality-cpu-citystate
-# gave the region on 92 of 150 targeted values (26-70 for three default seeds).
-LOCATION_SHARE = 0.35
-
-
-def takes_location(tool: Tool) -> bool:
-    return any(p.name == "location" for p, required in tool.params if required)
-
-
 def normalize(rng: random.Random) -> tuple[dict, dict]:
-    if rng.random() < LOCATION_SHARE:  # the city as the user says it; the call carries the described form
-        return single(rng, pred=takes_location)
     return single(rng, normalise=True)
 
 

@@ -47,7 +47,7 @@ UNITS = {"length": [("m", "metres"), ("km", "kilometres"), ("mi", "miles"), ("ft
 PARAMS = table([
     # places, dates, times; codes for trips and bookings
     string("city", "City name, e.g. 'Paris'", V.city, ["in {}", "for {}"]),
-    string("location", "The city and state, e.g. San Francisco, CA (outside the US, city and country)",
+    string("location", "City and state for US cities, else city and country, e.g. 'Boston, MA' or 'Paris, France'",
            V.city_country, ["in {}", "for {}"]),
     string("origin_city", "City the trip starts from", V.city, ["from {}", "leaving {}"]),
     string("destination_city", "City the trip goes to", V.city, ["to {}", "going to {}"]),
