@@ -85,7 +85,7 @@ T("currency", "wallet_balance", res="balance:crypto_amount", get="wallet_address
 T("currency", "historical_rate", res="date:date rate:rate", list="base_currency target_currency date_range")
 # flights and travel
 T("flights", "flight", res="flight_number:flight airline:airline departs:time price:price",
-  search="origin destination departure_date ?return_date ?passengers ?cabin_class ?nonstop ?max_price",
+  search="origin destination departure_date ?return_date ?passengers ?cabin_class ?max_price",
   create=("book", "flight_number departure_date passengers ?cabin_class"))
 T("flights", "flight_booking", res="booking_id:id status:booking_status", delete=("cancel", "booking_id ?reason"),
   get="booking_id", update="booking_id ?departure_date ?cabin_class")
@@ -401,7 +401,7 @@ T("travel", "park", res="name:park_name rating:rating", search="city facilities 
 T("travel", "itinerary", res="itinerary_id:id days:count", create="city start_date end_date ?tags")
 T("food", "grocery_price", res="price:price store:store", get="food city")
 T("restaurants", "restaurant_menu", res="dish:dish price:price", get="restaurant_id")
-T("education", "quiz", "quizzes", res="quiz_id:id questions:count", create="topic ?level ?limit")
+T("education", "quiz", res="quiz_id:id questions:count", create="topic ?level ?limit")
 T("education", "flashcard_deck", res="deck_id:id", create="title ?tags")
 T("charity", "donation", res="receipt_id:id", create=("make", "charity amount currency"))
 T("charity", "charity", "charities", res="name:company rating:rating", search="topic ?country_code")

@@ -305,8 +305,7 @@ FUNCTIONS = EVERYDAY + (
       "file_size_mb:n:1:20000:0@for a {} file; bandwidth_mbps:n:1:1000:0@at {}",
       lambda a: a["file_size_mb"] * 8 / a["bandwidth_mbps"]),
     F("networking", "lookup_dns_record", "look up a DNS record", "DNS records of a domain.",
-      "domain:e:example.com|acme.io|northwind.dev|python.org@for {}; "
-      "?record_type:e:A|AAAA|MX|TXT|CNAME=A@({})^{} record"),
+      "domain:e:example.com|acme.io|northwind.dev|python.org@for {}; ?record_type:e:A|AAAA|MX|TXT|CNAME=A@({})"),
     F("networking", "ping_host", "ping a host", "Round-trip time to a host.", "host:s:ip@{}; ?count:i:1:10=4@{} times"),
     F("networking", "validate_email_address", "check if an email address is valid", "Syntax and MX check of an email.",
       "email:s:email@{}"),
@@ -322,8 +321,7 @@ FUNCTIONS = EVERYDAY + (
       "Run time for an input size from a complexity class and a rate.", "complexity:e:n|n_log_n|n^2|2^n@with complexity "
       "{}; input_size:i:10:1000000@for n = {}; ?operations_per_second:n:1000000:1000000000:0=100000000@at {} operations "
       "per second"),
-    F("computing", "generate_uuid", "generate a UUID", "Random UUIDs.",
-      "count:i:1:10@{}; ?version:e:4|7=4@version {}^version {} UUID"),
+    F("computing", "generate_uuid", "generate a UUID", "Random UUIDs.", "count:i:1:10@{}; ?version:e:4|7=4@version {}"),
     F("computing", "calculate_aspect_ratio", "find the aspect ratio", "Reduced aspect ratio of a width and height.",
       "width_px:i:320:7680@for {}; height_px:i:240:4320@by {}"),
     F("computing", "generate_password", "generate a password", "A random password.",

@@ -40,7 +40,7 @@ FUNCTIONS = (
       "score:n:0:100:0@for {}; ?scale:e:us|uk=us@on the {} scale"),
     F("education", "generate_quiz", "generate a quiz", "Quiz questions on a topic.",
       "topic:e:fractions|photosynthesis|world_war_ii|the_solar_system|verbs@on {}; questions:i:3:20@with {} questions; "
-      "?difficulty:e:easy|medium|hard=medium@at {} level^{} quiz"),
+      "?difficulty:e:easy|medium|hard=medium@at {} level"),
     F("education", "calculate_average_score", "work out the average score", "Mean of the scores, by subject.",
       "scores:scores@for {}", lambda a: sum(a["scores"].values()) / len(a["scores"])),
     F("education", "find_top_subject", "find the subject with the highest score", "Subject with the highest score.",
@@ -71,8 +71,7 @@ FUNCTIONS = (
       lambda a: 100 * (a["promoters"] - a["detractors"]) / max(1, a["promoters"] + a["passives"] + a["detractors"])),
     # logistics
     F("logistics", "calculate_shipping_cost", "estimate the shipping cost", "Cost of a parcel by weight and zone.",
-      "weight_kg:n:0.1:70:1@for a {} parcel; zone:e:domestic|europe|international@({}); "
-      "?express:b=false@by express^express shipping"),
+      "weight_kg:n:0.1:70:1@for a {} parcel; zone:e:domestic|europe|international@({}); ?express:b=false@by express"),
     F("logistics", "calculate_dimensional_weight", "compute the dimensional weight of a parcel",
       "Volumetric weight from dimensions in cm.", "dimensions:dims@of a {} cm box; ?divisor:i:4000:6000=5000@with "
       "divisor {}", lambda a: a["dimensions"]["length"] * a["dimensions"]["width"] * a["dimensions"]["height"] /
@@ -116,7 +115,7 @@ FUNCTIONS = (
       "cooked {}"),
     F("cooking", "get_substitute_ingredient", "find a substitute for an ingredient", "Substitutes for an ingredient.",
       "ingredient:e:buttermilk|eggs|butter|baking_powder|cornstarch|heavy_cream@for {}; ?diet:e:vegan|dairy_free|"
-      "gluten_free@that is {}^{} substitute"),
+      "gluten_free@that is {}"),
     F("cooking", "calculate_nutrition_facts", "calculate the nutrition of a meal", "Calories and macros of foods.",
       "foods:ls:food@of {}; ?portion_grams:i:50:400=100@per {} g"),
     # electrical engineering
@@ -172,7 +171,7 @@ FUNCTIONS = (
       "burn_rate_l_per_hour:n:20:5000:0@burning {} litres an hour; flight_hours:n:0.5:14:1@for {} hours; "
       "?reserve_minutes:i:30:60=45@plus {} minutes reserve"),
     F("aviation", "get_metar", "get the METAR weather report for an airport", "Current METAR of an airport.",
-      "icao_code:e:EGLL|KJFK|LFPG|EDDF|RJTT|KSFO|YSSY@for {}; ?decoded:b=false@decoded into plain words^decoded METAR"),
+      "icao_code:e:EGLL|KJFK|LFPG|EDDF|RJTT|KSFO|YSSY@for {}; ?decoded:b=false@decoded into plain words"),
     F("aviation", "calculate_crosswind_component", "compute the crosswind component", "Crosswind on a runway.",
       "wind_speed_kn:n:5:40:0@for wind at {} knots; wind_angle_deg:n:0:90:0@at {} degrees off the runway",
       lambda a: a["wind_speed_kn"] * math.sin(math.radians(a["wind_angle_deg"]))),
@@ -205,7 +204,7 @@ FUNCTIONS = (
       lambda a: math.floor(a["area_m2"] / (a["spacing_cm"] / 100) ** 2)),
     # veterinary
     F("veterinary", "convert_dog_age", "convert a dog's age to human years", "A dog's age in human years.",
-      "dog_age_years:n:1:18:0@for a {} old dog; ?size:e:small|medium|large=medium@({} breed)^{} dog's"),
+      "dog_age_years:n:1:18:0@for a {} old dog; ?size:e:small|medium|large=medium@({} breed)"),
     F("veterinary", "calculate_pet_food_portion", "calculate a pet's daily food portion", "Grams of food per day.",
       "species:e:dog|cat@for a {}; weight_kg:n:1:60:1@weighing {}; ?activity:e:low|normal|high=normal@with {} activity"),
     F("veterinary", "get_breed_info", "look up information about a dog breed", "Size, lifespan and temperament.",
@@ -300,7 +299,7 @@ FUNCTIONS = (
       "?departure_time:time@leaving at {}"),
     F("public_transit", "get_next_departures", "get the next departures from a stop", "Upcoming departures.",
       "stop:e:Central_Station|Market_Square|Harbour|North_Gate@from {}; ?limit:i:1:10=5@(next {}); "
-      "?realtime:b=true@with live times^live departures"),
+      "?realtime:b=true@with live times"),
     F("parking", "calculate_parking_fee", "calculate the parking fee", "Fee for a stay at an hourly rate.",
       "hours:n:0.5:24:1@for {} hours; hourly_rate:n:1:8:2@at {} an hour; ?daily_cap:n:10:40:0@capped at {} a day"),
     # running, cycling, swimming
@@ -385,8 +384,7 @@ FUNCTIONS = (
     F("typography", "convert_points_to_pixels", "convert font points to pixels", "Pixels of a point size at a DPI.",
       "points:n:6:72:0@{} pt; ?dpi:i:72:300=96@at {} dpi", lambda a: a["points"] * a.get("dpi", 96) / 72),
     F("printing", "calculate_paper_needed", "work out how much paper a print job needs", "Sheets for a print run.",
-      "pages:i:1:500@for {} pages; copies:i:1:500@and {} copies; "
-      "?double_sided:b=false@printed double-sided^double-sided print"),
+      "pages:i:1:500@for {} pages; copies:i:1:500@and {} copies; ?double_sided:b=false@printed double-sided"),
     F("textiles", "calculate_fabric_yardage", "calculate how much fabric is needed", "Metres of fabric for a project.",
       "fabric:s:fabric@of {}; project:e:curtains|dress|quilt|tablecloth|cushion_covers@for {}; ?width_cm:i:110:150=140@"
       "on a {} cm bolt"),
@@ -415,7 +413,7 @@ FUNCTIONS = (
     F("language_learning", "conjugate_verb", "conjugate a verb", "Conjugation of a verb in a tense.",
       "verb:e:être|tener|haben|essere|ir|avoir@{}; tense:e:present|past|future@in the {} tense"),
     F("language_learning", "get_word_of_the_day", "get a word of the day", "A word with its meaning and example.",
-      "language:s:language@in {}; ?level:e:beginner|intermediate|advanced@at {} level^{} word; "
+      "language:s:language@in {}; ?level:e:beginner|intermediate|advanced@for a {} learner; "
       "?include_examples:b=true@with example sentences"),
     F("astrology", "get_zodiac_sign", "find the zodiac sign for a birthday", "Western zodiac sign of a date.",
       "birth_date:date@for someone born on {}"),
@@ -423,8 +421,7 @@ FUNCTIONS = (
       "distance_km:n:1:40:1@for {}; ascent_m:n:0:2000:0@with {} of climbing",
       lambda a: a["distance_km"] / 5 + a["ascent_m"] / 600),
     F("fishing", "get_fishing_regulations", "look up the fishing rules", "Seasons and limits for a species and region.",
-      "species:e:trout|salmon|bass|pike|cod@for {}; region:s:country@in {}; "
-      "?detailed:b=false@in detail^detailed fishing"),
+      "species:e:trout|salmon|bass|pike|cod@for {}; region:s:country@in {}; ?detailed:b=false@in detail"),
     F("home_improvement", "calculate_insulation_savings", "estimate savings from insulation", "Yearly energy savings.",
       "area_m2:n:20:300:0@for {}; old_u_value:n:0.5:3:2@from U = {}; new_u_value:n:0.1:0.45:2@to {}; "
       "?heating_degree_days:i:1500:5000=2500@with {} degree days"),
@@ -437,12 +434,4 @@ FUNCTIONS = (
       lambda a: a["power_w"] / 1000 * a["hours_per_day"] * a["price_per_kwh"] * a.get("days", 30)),
     F("energy_grid", "calculate_peak_load", "calculate the peak load of a building", "Peak kW from appliances.",
       "appliance_watts:ln:50:3000:0@for appliances of {} W; ?diversity_factor:n:0.5:1:2=0.7@with diversity {}"),
-    # a kind or size said before the noun ("find state patent cases", "a small red mushroom"; phrasing.with_modifiers)
-    F("legal", "search_court_cases", "find court cases", "Court cases on a topic, by type, court system and year.",
-      "topic:s:legal_topic@about {}; ?case_type:e:civil|criminal|patent|family|tax|employment@of type {}^{} cases; "
-      "?court_system:e:federal|state=state@in {} courts^{} court; ?year_from:i:1990:2024@since {}"),
-    F("nature", "identify_mushroom", "identify a mushroom", "Likely species from how it looks and where it grows.",
-      "cap_color:e:brown|white|red|yellow|orange@whose cap is {}^{} mushroom; "
-      "?size:e:small|medium|large@({})^{} mushroom; "
-      "?habitat:e:forest|meadow|garden|wetland@found in a {}"),
 )

@@ -78,8 +78,6 @@ POOLS: dict[str, list[str]] = {
     "chess_opening": ["Sicilian Defense", "Queen's Gambit", "Ruy Lopez", "French Defense", "King's Indian Defense"],
     "dog_breed": ["labrador", "beagle", "poodle", "german shepherd", "bulldog", "dachshund", "border collie"],
     "plant": ["tomato", "basil", "rose", "lavender", "fern", "orchid", "cactus", "mint"],
-    "legal_topic": ["land disputes", "data privacy", "copyright", "wrongful termination", "tenant rights",
-                    "medical malpractice", "trademark infringement", "child custody", "tax evasion"],
 }
 QUOTED = {"text", "json", "pattern", "expr"}
 

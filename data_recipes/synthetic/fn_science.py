@@ -378,5 +378,5 @@ FUNCTIONS = (
       lambda a: a["roof_area_m2"] * a["rainfall_mm"] * a.get("runoff_coefficient", 0.8)),
     F("environment", "get_air_quality_index", "get the air quality index", "Current AQI in a city.",
       "city:s:city@in {}; ?pollutant:e:pm25|pm10|o3|no2@for {}; "
-      "?detailed:b=false@with details^detailed air"),
+      "?detailed:b=false@with details"),
 )

@@ -11,18 +11,15 @@ found in the wild (four), each a distinct tool with its own name and argument na
     camel   calculateTriangleArea(base, height, unit)   (argument names camelCase too: initialVelocity)
     bare    triangle_area(base, height, unit)           (the verb dropped; `math_round_number` when there is none)
 
-Parameter spec, one per `;`: `[?]name:type[:args][=default][@[phrase][^before NOUN]]`. `?` marks optional;
-`=default` goes into the schema; `@phrase` says how a user puts the value in a request (`{}` takes the value), else
-a phrase is made from the name; `^` lets an enum (`^{} cases`) or a boolean when true (`^express shipping`) be said
-before NOUN, a word of the ask, instead ("find patent cases", "the express shipping cost"; phrasing.with_modifiers).
-Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string from a pool in
-fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
+Parameter spec, one per `;`: `[?]name:type[:args][=default][@phrase]`. `?` marks optional; `=default` goes into
+the schema; `@phrase` says how a user puts the value in a request (`{}` takes the value), else a phrase is made
+from the name. Types: `i:lo:hi` integer, `n:lo:hi[:digits]` number, `e:a|b|c` enum, `b` boolean, `s:POOL` string
+from a pool in fn_pools.py, `r:lo:hi[:digits]` a rate the user states in percent and the call carries as a fraction
 ("at 8%" -> 0.08: a plain `rate` name takes the fraction, a `_percent` name the percent), `li:lo:hi` /
 `ln:lo:hi[:digits]` / `ls:POOL` arrays (`:sorted` after a number list's bounds sorts it), `le:A|B|C` one to three
 of an enum's options ("with a patio" -> ["Patio"]), `u:GROUP:a,b` a unit from UNIT_WORDS[GROUP] said after the
-values of arguments a and b ("with a radius of 4 inches"; no phrase of its own), `lp` probabilities that sum to 1,
-the object kinds `point`, `points`, `coord`, `matrix`, `items`, `dims`, and the maps `scores`, `votes`, `cart`,
-`expenses` (objects.py).
+values of arguments a and b ("with a radius of 4 inches"; no phrase of its own), `lp` probabilities that sum to 1, the object kinds `point`,
+`points`, `coord`, `matrix`, `items`, `dims`, and the maps `scores`, `votes`, `cart`, `expenses` (objects.py).
 
 Run: `python -c "from data_recipes.synthetic.library import library_tools; print(len(library_tools()))"`.
 Left out: formulas whose inputs a user can't state in one sentence; results for functions without a `compute`
@@ -150,7 +147,8 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
             return {"type": "number"}, lambda r: _rate(round(r.uniform(lo, hi), digits), digits)
         if kind == "e":
             opts = args[0].split("|")
-            return {"type": "string", "enum": opts}, V.enum_of([(o, o.replace("_", " ")) for o in opts])
+            return {"type": "string", "enum": opts}, lambda r: Value(v := V.pick(r, opts), v,
+                                                                      (v.replace("_", " "),) if "_" in v else ())
         if kind == "b":
             return {"type": "boolean"}, lambda r: Value(r.random() < 0.6, "")
         if kind == "s":
@@ -273,7 +271,6 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
     for token in tokens:
         where = f"{fn.domain}/{fn.name} parameter {token!r}"
         body, _, phrase = token.partition("@")
-        phrase, _, before = phrase.partition("^")  # "^{} cases": said before a noun of the ask ("find patent cases")
         body, _, default = body.partition("=")
         required = not body.startswith("?")
         name, _, rest = body.lstrip("?").partition(":")
@@ -298,15 +295,10 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
         phrases, false_phrases = ((phrase,), ()) if phrase else _phrases(name, kind, schema)
         if kind == "b" and phrase:  # "with symbols" -> "without symbols"; "returning to the start" -> "not ..."
             false_phrases = (phrase.replace("with ", "without ", 1) if phrase.startswith("with ") else "not " + phrase,)
-        modifier, _, modifies = before.rpartition(" ")
-        if before and (not modifier or not re.search(rf"\b{re.escape(modifies)}\b", fn.ask)
-                       or ("{}" in modifier) == (kind == "b") or kind not in ("b", "e")):
-            raise SpecError(f"{where}: '^' takes an enum's '{{}} NOUN' or a boolean's 'WORD NOUN', with NOUN a word of "
-                            f"the ask {fn.ask!r}")
         arg = camel(name) if style == "camel" else name
         names[arg] = name
         out.append((Param(arg, schema, sample, phrases, false_phrases,
-                          _default(kind, default) if default else None, measures, modifier, modifies), required))
+                          _default(kind, default) if default else None, measures), required))
     if not out:
         raise SpecError(f"{fn.domain}/{fn.name}: a function needs at least one parameter")
     if sum(p.schema["type"] == "array" for p, _ in out) > 1:

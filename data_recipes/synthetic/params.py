@@ -32,11 +32,6 @@ class Param:
     false_phrases: tuple[str, ...] = ()  # booleans only
     default: Any = None
     measures: tuple[str, ...] = ()  # a unit said after these arguments' values ("a radius of 4 inches"), no phrase
-    # how the value reads before a noun of the ask, in place of a phrase: "{}" ("find italian restaurants"),
-    # "{} class" ("business class flights"); a boolean's word for True ("remote jobs"). `modifies` names that noun
-    # in a function's ask ("lawsuits"); empty, the tool's own noun (phrasing.with_modifiers)
-    modifier: str = ""
-    modifies: str = ""
 
     def phrase(self, rng: random.Random, value: Value, normalise: bool = False) -> str:
         if self.schema["type"] == "boolean":
@@ -83,19 +78,17 @@ def money(name, desc, lo, hi, phrases, symbol="$", **extra) -> Param:
                  tuple(phrases))
 
 
-def boolean(name, desc, true_phrases, false_phrases, default=False, modifier="") -> Param:
-    """True six times in ten; phrased by `true_phrases` or `false_phrases`, or when True by the `modifier` word
-    before the tool's noun ("remote jobs")."""
+def boolean(name, desc, true_phrases, false_phrases, default=False) -> Param:
+    """True six times in ten; phrased by `true_phrases` or `false_phrases`."""
     return Param(name, {"type": "boolean", "description": desc}, lambda r: Value(r.random() < 0.6, ""),
-                 tuple(true_phrases), tuple(false_phrases), default, modifier=modifier)
+                 tuple(true_phrases), tuple(false_phrases), default)
 
 
-def enum(name, desc, options, phrases, default=None, modifier="") -> Param:
-    """`options`: values, or (value, how users say it) pairs; a bare value is said with spaces for underscores.
-    `modifier` ("{}", "{} class") says the value before the tool's noun instead of a phrase ("comedy movies")."""
+def enum(name, desc, options, phrases, default=None) -> Param:
+    """`options`: values, or (value, how users say it) pairs; a bare value is said with spaces for underscores."""
     opts = [o if isinstance(o, tuple) else (o, o.replace("_", " ")) for o in options]
-    return Param(name, {"type": "string", "description": desc, "enum": [o[0] for o in opts]}, V.enum_of(opts),
-                 tuple(phrases), default=default, modifier=modifier)
+    return Param(name, {"type": "string", "description": desc, "enum": [o[0] for o in opts]}, V.choice_of(opts),
+                 tuple(phrases), default=default)
 
 
 def array(name, desc, item_schema, item_sample, phrases, k=(2, 3)) -> Param:

@@ -1,9 +1,8 @@
 """How synthetic users ask and how the assistant answers: request templates, politeness, typos, system prompts.
 
 `request(tool, args, rng)` writes a user request for one call from the tool's verb (many paraphrases per verb),
-the argument phrases (required first, optional ones shuffled, word order varied; some said before the ask's noun,
-"find cheap italian restaurants": `with_modifiers`) and a politeness wrapper; a rare typo lands only in template
-words, never in a value. `system_prompt(rng)` draws a varied system message (or none).
+the argument phrases (required first, optional ones shuffled, word order varied) and a politeness wrapper; a rare
+typo lands only in template words, never in a value. `system_prompt(rng)` draws a varied system message (or none).
 
 Run: imported by data_recipes.synthetic.kinds.
 Left out: languages other than English; the tokenizer and the model are English-first.
@@ -55,10 +54,10 @@ def cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-def typo(text: str, rng: random.Random, keep: frozenset[str] = frozenset()) -> str:
-    """Swap two letters or drop one in one longer word of template text (never one of the words in `keep`)."""
+def typo(text: str, rng: random.Random) -> str:
+    """Swap two letters or drop one in one longer word of template text."""
     words = text.split(" ")
-    idx = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha() and w not in keep]
+    idx = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
     if not idx:
         return text
     i = rng.choice(idx)
@@ -173,52 +172,6 @@ def _reorderable(tool, args: dict) -> bool:
                for p, _ in tool.params if p.name in args for t in p.phrases + p.false_phrases)
 
 
-# The share of stated arguments with a `modifier` said before the ask's noun ("find italian restaurants", "a direct
-# flight") rather than in a phrase after it ("restaurants serving italian food"). Until session 44 none were, and the
-# default recipe left out most of BFCL's optional arguments stated that way ("Find details of patent lawsuits",
-# "Identify a small green bird": case_type, size; `python -m eval.optional_args`).
-P_MODIFIER = 0.5
-MODIFIER_VERBS = {"search", "list", "get", "create", "fn"}
-
-
-def with_modifiers(tool, args: dict, values: dict, act: str, rng: random.Random, normalise: bool = False
-                   ) -> tuple[str, dict[str, str]]:
-    """The ask with some arguments said before its noun, each with probability P_MODIFIER, and those arguments'
-    names with the words said: "find restaurants" -> "find cheap italian restaurants", "book a flight" -> "book a
-    direct flight"; a boolean only when True. The noun is the parameter's `modifies`, else the tool's noun (plural or
-    singular); a later modifier goes before the earlier ones (the first in schema order, often the kind of thing,
-    stays next to the noun). An argument whose noun the ask does not hold keeps its phrase."""
-    said: dict[str, str] = {}
-    at: dict[str, int] = {}  # noun -> where its modifiers start
-    if tool.verb not in MODIFIER_VERBS:  # "update the express shipment" would name which one, not what to set
-        return act, said
-    for p, _ in tool.params:
-        if not p.modifier or p.name not in args or rng.random() >= P_MODIFIER:
-            continue
-        boolean = p.schema.get("type") == "boolean"
-        if boolean and args[p.name] is not True:
-            continue
-        nouns = [p.modifies] if p.modifies else [] if tool.verb == "fn" else [tool.hp, tool.h]
-        noun = next((n for n in nouns if n in at), None)
-        if noun is None:
-            m = next(((n, m) for n in nouns if n and (m := re.search(rf"\b{re.escape(n)}\b", act))), None)
-            if m is None:
-                continue
-            noun, at[noun] = m[0], m[1].start()
-        word = p.modifier if boolean else p.modifier.format(values[p.name].surface(rng, normalise))
-        if p.modifier == "{}" and word.isdigit():
-            continue  # a code said as it is ("2" for a price level) reads only in its phrase
-        start = at[noun]
-        head = act[:start]
-        if head.endswith((" a ", " an ")) or head in ("a ", "an "):  # "a direct flight", "an express shipment"
-            head = head[:head.rstrip().rfind(" ") + 1] + ("an" if word[:1].lower() in "aeiou" else "a") + " "
-        act = head + word + " " + act[start:]
-        shift = len(head) + len(word) + 1 - start
-        at = {n: (len(head) if n == noun else i + shift if i >= start else i) for n, i in at.items()}
-        said[p.name] = word
-    return act, said
-
-
 def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool = False, p_typo: float = 0.04) -> str:
     """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'.
 
@@ -227,13 +180,12 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     got 45-49% of simple_python's items with two or more values located in the request right where it names them in
     the schema's order, 14-24% where it does not ("predict the house price in San Francisco based on an area of
     2500": `location` left out; train/results/quality-cpu-order-seed2/)."""
-    act, said = with_modifiers(tool, args, values, action(tool, rng), rng, normalise)
-    rest = {k: v for k, v in args.items() if k not in said}
-    slots = slot_phrases(tool, rest, values, rng, normalise, act)
+    act = action(tool, rng)
+    slots = slot_phrases(tool, args, values, rng, normalise, act)
     if slots:
         act, slots[0] = merged(act, slots[0], tool.verb == "fn")
     if rng.random() < p_typo:
-        act = typo(act, rng, frozenset(w for word in said.values() for w in word.split()))
+        act = typo(act, rng)
     sep = ", " if len(slots) > 2 and tool.domain != "units" and rng.random() < 0.3 else " "
     text = act
     for i, slot in enumerate(slots):  # a phrase ", {}" follows the value before it, with no space or second comma

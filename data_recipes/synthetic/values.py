@@ -337,19 +337,6 @@ def said_option(option: str) -> str:
     return words if words.isupper() else words.lower()
 
 
-def enum_of(options: list[tuple[Any, str]]):
-    """A sampler for an enum's value, said as users say it ('premium economy', 'cheap') nine times in ten and in the
-    enum's own spelling ('premium_economy', '1') otherwise, with the words as its alternative form. Until session 44
-    enums used `choice_of`, so 85% of requests wrote the value as the call carries it, underscores and codes included
-    ("flights in premium_economy", "restaurants in the 2 range"), and BFCL's requests do not."""
-    def sample(rng):
-        value, words = pick(rng, options)
-        if words != str(value) and rng.random() >= P_EXACT_OPTION:
-            return Value(value, words)
-        return Value(value, str(value), (words,) if words != str(value) else ())
-    return sample
-
-
 def subset_of(options: list):
     """A sampler for an array of enum strings ("with a patio and live music" -> ["Patio", "Live Music"]): one to
     three distinct options, said in plain words; the call carries the enum's spelling in the order said.
