@@ -60,10 +60,10 @@ MAX_THRESHOLD = 0.5
 def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT,
                      max_threshold: float = MAX_THRESHOLD) -> dict | None:
     """The threshold with the best balanced accuracy (the mean of the call and no-call groups' accuracies) among
-    those that keep at least `min_calls_kept` of the calls and lie at or below `max_threshold`: a reply calls when
-    P(call) >= threshold. Candidates lie
-    midway between neighbouring observed probabilities (and just outside the extremes), so no item sits on the
-    boundary where float32 storage or llama.cpp's slightly different numbers could flip it; always inside (0, 1).
+    those that keep at least `min_calls_kept` of the calls and lie at or below `max_threshold` (the lowest candidate
+    when none does): a reply calls when P(call) >= threshold. Candidates lie midway between neighbouring observed
+    probabilities (and just outside the extremes), so no item sits on the boundary where float32 storage or
+    llama.cpp's slightly different numbers could flip it; always inside (0, 1).
     None unless both groups are present.
 
     Why the floor: a validation sample holds few no-call prompts (29 of 150 for quality-cpu-obj) and their P(call)
@@ -79,7 +79,7 @@ def choose_threshold(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT,
     lo, hi = 1e-6, 1.0 - 1e-6
     candidates = [min(max(t, lo), hi) for t in
                   [seen[0] / 2] + [(a + b) / 2 for a, b in zip(seen, seen[1:])] + [(seen[-1] + 1.0) / 2]]
-    candidates = [t for t in candidates if t <= max_threshold] or candidates[:1]  # the first is <= 0.5
+    candidates = [t for t in candidates if t <= max_threshold] or candidates[:1]  # the lowest is at most 0.5
     best = None
     for t in candidates:  # ascending: the lowest keeps every call, so one always qualifies
         hit = sum(p >= t for p in calls) / len(calls)

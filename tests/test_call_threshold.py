@@ -50,7 +50,8 @@ def test_the_threshold_never_declines_a_reply_the_model_would_call():
     assert free["call_threshold"] > 0.5 and capped["call_threshold"] <= 0.5
     assert capped["call_threshold"] == pytest.approx(0.425)  # midway 0.3 | 0.55: every call kept, 2 of 4 declined
     assert capped["max_threshold"] == 0.5 and capped["calls_kept"] == 1.0
-    assert choose_threshold(rows([0.9], [0.95]))["call_threshold"] <= 0.5  # every candidate above: the lowest
+    assert choose_threshold(rows([0.9], [0.95]))["call_threshold"] == pytest.approx(0.45)  # the one at most 0.5
+    assert choose_threshold(rows([0.9], [0.95]), max_threshold=0.1)["call_threshold"] == pytest.approx(0.45)  # none
 
 
 def test_the_threshold_stays_inside_zero_and_one():
