@@ -139,8 +139,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # inches", library kind `u`; 18 functions, "with unit in" before); 14 lookups with an optional flag ("including
 # the fees", "with details"); search_parks returns park names (it returned "Blue Door Cafe"); after a review: plural
 # verbs after plural nouns ("parks that have"), dietary options not said like a cuisine, recipe allergens dropped
-# (they contradicted the ingredients), "Park facilities" (its clarify question read "What facilities the park...").
-SAMPLE_SHA256 = "1aa2f822f0e8566314aa4a62e4a5a22f6e2fbfac449238aba2b87ded6d243321"  # generate(300, seed=0)
+# (they contradicted the ingredients), "Park facilities" (its clarify question read "What facilities the park...");
+# session 45: agreement fixed on user messages (grammar.tidy: "for 1 passenger", "an 85 m bar", "an electric car",
+# "a 13-year-old dog"), "I need ..." asks never put in a "Can you please" wrapper, diets said "for a keto diet".
+SAMPLE_SHA256 = "9fdf8da62e40a94ce8db411fd57077f91fadb2c9cdd3c967a32a88c1c9ca1857"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 

@@ -20,6 +20,7 @@ from typing import Iterator
 from data_recipes.synthetic.broad import broad_tool
 from data_recipes.synthetic.coding import coding
 from data_recipes.synthetic.commands import command_tool
+from data_recipes.synthetic.grammar import tidy_record
 from data_recipes.synthetic.kinds import BUILDERS
 from data_recipes.synthetic.prose_schema import in_prose
 from nanoagent.config import check_weights
@@ -58,6 +59,7 @@ def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.
     names = [k for k, w in kinds.items() if w > 0]
     kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
     record, info = BUILDERS[kind](rng)
+    tidy_record(record)  # "for 1 passenger", "an 85 m bar" (grammar.py; since session 45)
     if prose_schema > 0:
         style = random.Random(f"{seed}:{i}:prose")
         if style.random() < prose_schema:

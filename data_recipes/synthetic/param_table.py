@@ -247,7 +247,7 @@ PARAMS = table([
     enum("cuisine", "Cuisine", ["italian", "japanese", "mexican", "indian", "thai", "french", "vegan", "korean"],
          ["{}", "serving {} food"]),
     enum("diet", "Dietary restriction", ["vegetarian", "vegan", "gluten_free", "keto", "dairy_free"],
-         ["{}", "that are {}"]),
+         ["{}", "for a {} diet"]),  # "that are {}" until session 45: "a meal plan that are keto"
     # arrays of enum options the user picks one to three of, spelled as real APIs spell them (until session 43 none)
     choices("amenities", "Amenities the hotel must have", ["Free Wi-Fi", "Pool", "Gym", "Spa", "Free Parking",
                                                           "Pet-friendly", "Breakfast Included", "Airport Shuttle"],

@@ -197,6 +197,8 @@ def wrap(x: str, rng: random.Random) -> str:
     """Put a clause in a politeness wrapper; the result starts with a capital letter."""
     if x.startswith(("I'm", "what's", "what is", "what are", "any ", "how much")):
         text = rng.choice(["{X}?", "{X}? Thanks.", "Hi, {x}?"]).format(x=x, X=cap(x))
+    elif x.startswith("I need "):  # not "Can you please I need the ..." (until session 45)
+        text = rng.choice(["{X}.", "{X}, please.", "Hi, {x}.", "{X}, thanks!", "Hey, {x}."]).format(x=x, X=cap(x))
     else:
         text = rng.choice(WRAPPERS).format(x=x, X=cap(x))
     text = text.replace("..", ".").replace("?.", "?").replace("?,", "?")
