@@ -31,3 +31,14 @@ def test_a_record_keeps_every_value_its_calls_carry():
     rec["messages"][0]["content"] = "Tag it for a oak beam and 1 items"  # the call's "a oak" is not said here
     call["function"]["arguments"] = {"wood": "oak", "n": 1}
     assert tidy_record(rec)["messages"][0]["content"] == "Tag it for an oak beam and 1 item"
+
+
+def test_names_labels_and_map_keys_stay():
+    for text in ["Vitamin A 800 IU", "Serie A 8 teams", "Formula 1 drivers", "x if a else b", "a utensil"]:
+        assert tidy(text) == text, text
+    assert tidy("For 1 passengers") == "For 1 passenger"  # a sentence's first word is no name
+    assert tidy("a urgent request") == "an urgent request"
+    call = {"type": "function", "function": {"name": "cart_total", "arguments": {"cart": {"apples": 1, "eggs": 2}}}}
+    rec = {"messages": [{"role": "user", "content": "the total of 1 apples and 2 eggs"},
+                        {"role": "assistant", "content": "", "tool_calls": [call]}]}
+    assert tidy_record(rec)["messages"][0]["content"] == "the total of 1 apples and 2 eggs"  # the key is said

@@ -142,8 +142,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # (they contradicted the ingredients), "Park facilities" (its clarify question read "What facilities the park...");
 # session 45: agreement fixed on user messages (grammar.tidy: "for 1 passenger", "an 85 m bar", "an electric car",
 # "a 13-year-old dog"), "I need ..." asks never put in a "Can you please" wrapper, diets said "for a keto diet";
-# dates said as people write them in 60% of requests ("April 25th 2025", values.DATE_P_ALT; 15% before).
-SAMPLE_SHA256 = "846684cea54b3864c11e90f9cf487ec89327d5ecf66b60654ff0fb3d41591f45"  # generate(300, seed=0)
+# dates said as people write them in 60% of requests ("April 25th 2025", values.DATE_P_ALT; 15% before); after a
+# review: map keys count as said values in grammar's guard, names keep their 1 ("Formula 1 drivers"), "May 3, 2025"
+# (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit").
+SAMPLE_SHA256 = "735232122536a90021fde5c31828d92b1cab27e92e66ca4f1e41b7b6dd530498"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 

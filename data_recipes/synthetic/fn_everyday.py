@@ -406,7 +406,7 @@ FUNCTIONS = (
     F("elections", "allocate_seats_dhondt", "allocate seats with the D'Hondt method", "Seats per party from votes.",
       "votes:li:1000:90000@for party votes {}; seats:i:3:20@for {} seats"),
     F("legal", "calculate_statute_deadline", "find a filing deadline", "Last day to file from an event date.",
-      "event_date:date@from {}; period_days:i:10:1095@with a {}-day limit"),
+      "event_date:date@from {}; period_days:i:10:1095@with a limit of {}"),
     F("legal", "calculate_late_payment_interest", "compute interest on a late payment", "Statutory late interest.",
       "amount:n:100:100000:2@on {}; days_late:i:1:365@{} days late; interest_rate:r:2:12:1@at {}",
       lambda a: a["amount"] * a["interest_rate"] * a["days_late"] / 365),

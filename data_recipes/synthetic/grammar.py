@@ -38,8 +38,8 @@ _LABELS = {"serie", "vitamin", "grade", "type", "plan", "section", "point", "sid
            "team", "set", "list", "level", "category", "block", "tier", "row", "column", "part", "exhibit", "appendix"}
 _FUNCTION_WORDS = {"and", "or", "is", "of", "in", "at", "on", "as", "if", "into", "over", "under", "up", "out", "off",
                    "equals", "an", "are", "each", "either", "only", "other", "onto", "upon", "across", "after", "all",
-                   "any", "also", "even", "every", "ever", "its", "it"}  # "between a and b": a is a label there
-_CONSONANT_SOUND = ("one", "once", "uni", "use", "usu", "uti", "uk", "ur", "eu", "ewe", "uuid", "usb")
+                   "any", "also", "even", "every", "ever", "its", "it", "else"}  # "between a and b": a is a label there
+_CONSONANT_SOUND = ("one", "once", "uni", "use", "usu", "uti", "ute", "uk", "url", "ura", "eu", "ewe", "uuid", "usb")
 _VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir", "eight", "eleven")
 # "a 13 years old dog" -> "a 13-year-old dog"
 _YEARS_OLD = re.compile(r"(?<=\b[aA] )(\d+(?:\.\d+)?) years old (?=[a-z])")
@@ -64,16 +64,37 @@ def _vowel_sound(word: str) -> bool:
     return w[:1] in "aeiou" and not w.startswith(_CONSONANT_SOUND)
 
 
+def _word_before(text: str, pos: int) -> str:
+    return text[:pos].rstrip(" (\"'").rsplit(" ", 1)[-1]
+
+
+def _label_before(text: str, pos: int) -> bool:
+    """An "a"/"A" that names something ("vitamin A 800 IU", "Serie A 8 teams"), not an article."""
+    return _word_before(text, pos).lower() in _LABELS
+
+
+_OPENERS = {"for", "with", "in", "at", "on", "of", "and", "or", "to", "from", "only", "just", "about", "over", "book",
+            "buy", "add", "get", "order", "reserve", "make", "roll", "find", "give", "send", "show", "print", "use"}
+
+
+def _name_before(text: str, pos: int) -> bool:
+    """A "1" that is part of a name ("Formula 1 drivers", "Level 1 chargers"), not a count: a capitalised word before
+    it that is not one that opens a request ("For 1 passengers" is a count)."""
+    word = _word_before(text, pos)
+    return word[:1].isupper() and word.lower() not in _OPENERS
+
+
 def tidy(text: str) -> str:
     """`text` with the four agreement fixes (module docstring); anything else is left as it is."""
     text = _YEARS_OLD.sub(lambda m: f"{m.group(1)}-year-old ", text)
-    text = _ONE_PLURAL.sub(lambda m: f"1 {_singular(m.group(1)) or m.group(1)}", text)
-    text = _A_NUMBER.sub(lambda m: m.group(1) + "n ", text)
+    text = _ONE_PLURAL.sub(lambda m: m.group(0) if _name_before(text, m.start())
+                           else f"1 {_singular(m.group(1)) or m.group(1)}", text)
+    text = _A_NUMBER.sub(lambda m: m.group(0) if _label_before(text, m.start()) else m.group(1) + "n ", text)
 
     def article(m: re.Match) -> str:
-        before = text[:m.start()].rstrip(" (\"'").rsplit(" ", 1)[-1].lower()
+        before = _word_before(text, m.start())
         word = m.group(2)
-        if before[-1:].isdigit() or before in _LABELS or word in _FUNCTION_WORDS or not _vowel_sound(word):
+        if before[-1:].isdigit() or before.lower() in _LABELS or word in _FUNCTION_WORDS or not _vowel_sound(word):
             return m.group(0)
         return m.group(1) + "n "
 
@@ -81,12 +102,13 @@ def tidy(text: str) -> str:
 
 
 def _said_values(record: dict) -> list[str]:
-    """Every string and number the record's calls carry, as text, nested values included."""
+    """Every string and number the record's calls carry, as text, nested values and object keys included."""
     out = []
 
     def walk(v):
-        if isinstance(v, dict):
-            for x in v.values():
+        if isinstance(v, dict):  # a map's keys are said too ("2 eggs" -> {"eggs": 2})
+            for k, x in v.items():
+                out.append(str(k))
                 walk(x)
         elif isinstance(v, list):
             for x in v:
@@ -96,7 +118,9 @@ def _said_values(record: dict) -> list[str]:
 
     for m in record.get("messages") or []:
         for c in m.get("tool_calls") or []:
-            walk(c.get("function", {}).get("arguments"))
+            args = c.get("function", {}).get("arguments")
+            for value in args.values() if isinstance(args, dict) else [args]:  # parameter names are not said
+                walk(value)
     return [v for v in out if v]
 
 

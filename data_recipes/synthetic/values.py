@@ -314,9 +314,10 @@ def ordinal(d: int) -> str:
 def date_value(y: int, m: int, d: int) -> Value:
     iso = f"{y}-{m:02d}-{d:02d}"
     month, nth = MONTHS[m - 1], ordinal(d)
+    short = month if len(month) <= 4 else month[:3]  # "Apr", but "May" and "June" as they are
     alts = (f"{month} {d}, {y}", f"{d} {month} {y}", f"{month} {nth} {y}", f"{month} {nth}, {y}", f"{nth} {month} {y}",
-            f"{month[:3]} {nth} {y}", f"{month[:3]}. {d}, {y}", f"the {nth} of {month} {y}")
-    return Value(iso, iso, alts, DATE_P_ALT)
+            f"{short} {nth} {y}", f"{short}{'.' if short != month else ''} {d}, {y}", f"the {nth} of {month} {y}")
+    return Value(iso, iso, tuple(dict.fromkeys(alts)), DATE_P_ALT)  # each form once ("May 3rd 2025" is both)
 
 
 def clock(rng):
