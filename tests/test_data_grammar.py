@@ -42,3 +42,9 @@ def test_names_labels_and_map_keys_stay():
     rec = {"messages": [{"role": "user", "content": "the total of 1 apples and 2 eggs"},
                         {"role": "assistant", "content": "", "tool_calls": [call]}]}
     assert tidy_record(rec)["messages"][0]["content"] == "the total of 1 apples and 2 eggs"  # the key is said
+
+
+def test_article_goes_by_sound():
+    from data_recipes.synthetic.grammar import article
+    assert [article(w) for w in ("hour", "unit", "electric", "one-way trip", "user", "oak")] == \
+        ["an", "a", "an", "a", "a", "an"]

@@ -64,6 +64,11 @@ def _vowel_sound(word: str) -> bool:
     return w[:1] in "aeiou" and not w.startswith(_CONSONANT_SOUND)
 
 
+def article(word: str) -> str:
+    """"a" or "an" for `word` by its sound: "an hour", "a unit", "an electric"."""
+    return "an" if _vowel_sound(word) else "a"
+
+
 def _word_before(text: str, pos: int) -> str:
     return text[:pos].rstrip(" (\"'").rsplit(" ", 1)[-1]
 
@@ -91,14 +96,14 @@ def tidy(text: str) -> str:
                            else f"1 {_singular(m.group(1)) or m.group(1)}", text)
     text = _A_NUMBER.sub(lambda m: m.group(0) if _label_before(text, m.start()) else m.group(1) + "n ", text)
 
-    def article(m: re.Match) -> str:
+    def fix_article(m: re.Match) -> str:
         before = _word_before(text, m.start())
         word = m.group(2)
         if before[-1:].isdigit() or before.lower() in _LABELS or word in _FUNCTION_WORDS or not _vowel_sound(word):
             return m.group(0)
         return m.group(1) + "n "
 
-    return _A_WORD.sub(article, text)
+    return _A_WORD.sub(fix_article, text)
 
 
 def _said_values(record: dict) -> list[str]:

@@ -36,6 +36,7 @@ from typing import Callable
 
 from data_recipes.synthetic import fn_pools as P
 from data_recipes.synthetic import values as V
+from data_recipes.synthetic.grammar import article
 from data_recipes.synthetic.params import Param
 from data_recipes.synthetic.values import Value
 
@@ -241,8 +242,7 @@ def _phrases(name: str, kind: str, schema: dict) -> tuple[tuple[str, ...], tuple
         return (f"with {words} {{}}", f"using {{}} as the {words}", f"({words}: {{}})"), ()
     if schema["type"] == "array":
         return (f"for {{}}", f"with {words} {{}}", f"given the {words} {{}}"), ()
-    article = "an" if words[:1] in "aeiou" else "a"
-    return (f"with {article} {words} of {{}}", f"where the {words} is {{}}", f"{words} {{}}", f"{words} = {{}}"), ()
+    return (f"with {article(words)} {words} of {{}}", f"where the {words} is {{}}", f"{words} {{}}", f"{words} = {{}}"), ()
 
 
 UNIT_ABBREVIATIONS = {"mm", "mol", "kg", "g", "m", "cm", "km", "mg", "ml", "l", "pa", "hz", "parsecs", "of", "degree"}

@@ -14,6 +14,7 @@ import random
 import re
 
 from data_recipes.synthetic import values as V
+from data_recipes.synthetic.grammar import article
 
 ACTIONS = {
     "get": ["get the {h}", "check the {h}", "look up the {h}", "tell me the {h}", "fetch the {h}",
@@ -93,9 +94,8 @@ def action(tool, rng: random.Random) -> str:
         word = rng.choice(WORDS.get(tool.word, [tool.word]))
         return rng.choice(ACTIONS[tool.verb]).format(h=tool.h, hp=tool.hp, w=word)
     word = rng.choice(WORDS.get(tool.word, [tool.word]))
-    article = "an" if tool.h[0] in "aeiou" else "a"
     if tool.verb == "create":
-        return rng.choice([f"{word} {article} {tool.h}", f"{word} a new {tool.h}"])
+        return rng.choice([f"{word} {article(tool.h)} {tool.h}", f"{word} a new {tool.h}"])
     return f"{word} the {tool.h}"  # delete / cancel / remove
 
 
