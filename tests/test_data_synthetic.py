@@ -144,8 +144,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # "a 13-year-old dog"), "I need ..." asks never put in a "Can you please" wrapper, diets said "for a keto diet";
 # dates said as people write them in 60% of requests ("April 25th 2025", values.DATE_P_ALT; 15% before); after a
 # review: map keys count as said values in grammar's guard, names keep their 1 ("Formula 1 drivers"), "May 3, 2025"
-# (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit").
-SAMPLE_SHA256 = "735232122536a90021fde5c31828d92b1cab27e92e66ca4f1e41b7b6dd530498"  # generate(300, seed=0)
+# (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit"); session 46: command_tool rows draw
+# 60% of their commands from templates (commands.TEMPLATES; some joined by `&&`), and runners may offer a time unit.
+SAMPLE_SHA256 = "7924c82f1e68c2555a5869498cf5151357003e46263b583b6ae3420f940d3c9f"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 
@@ -395,7 +396,7 @@ def test_command_tool_rows_send_the_command_the_request_gives():
     (bare, in backticks or in quotes), with no optional setting the request never asked for."""
     from data_recipes.synthetic.commands import COMMANDS, SHELLS
 
-    shells, quoted = collections.Counter(), 0
+    shells, quoted, listed, chained = collections.Counter(), 0, 0, 0
     for i in range(300):
         rec, info = example(i, 11, {"command_tool": 1.0})
         assert Record.from_dict(rec).to_dict() == rec
@@ -403,7 +404,9 @@ def test_command_tool_rows_send_the_command_the_request_gives():
         spec = next(t["function"] for t in rec["tools"] if t["function"]["name"] == call["name"])
         assert call["name"] in SHELLS[info["shell"]][0] and check_arguments(call["arguments"], spec["parameters"]) == []
         assert list(call["arguments"]) == ["command"] and call["arguments"]["command"] == info["command"]
-        assert info["command"] in {c for _, c in COMMANDS[info["shell"]]}
+        listed += info["command"] in {c for _, c in COMMANDS[info["shell"]]}
+        chained += " && " in info["command"]
+        assert "{" not in info["command"] and "}" not in info["command"], info["command"]  # every field filled
         user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
         assert info["command"] in user, (user, info["command"])
         quoted += f"`{info['command']}`" in user
@@ -412,6 +415,29 @@ def test_command_tool_rows_send_the_command_the_request_gives():
         assert len(runners) == 1, "one runner: the other offered tools come from unrelated domains"
     assert set(shells) == set(SHELLS) and shells["windows"] > shells["powershell"], shells
     assert 50 <= quoted <= 200, quoted
+    assert 80 <= listed <= 170 and 5 <= chained <= 40, (listed, chained)  # 40% from the list, the rest templated
+
+
+def test_command_templates_fill_every_field_and_show_the_command():
+    """Every template form renders with its fields filled, in the purpose as in the command; Linux rows never stop
+    a Windows-only program; chains join two commands with `&&`."""
+    import random
+
+    from data_recipes.synthetic.commands import TEMPLATES, WINDOWS_ONLY, draw_command, templated
+
+    rng = random.Random(5)
+    seen = collections.Counter()
+    for shell in TEMPLATES:
+        for _ in range(400):
+            purpose, command = templated(shell, rng)
+            assert not set("{}") & set(purpose + command), (purpose, command)
+            seen[shell, command.split()[0]] += 1
+            if shell == "linux":
+                assert not any(command.endswith(" " + p) for p in WINDOWS_ONLY), command
+    assert seen["windows", "taskkill"] and seen["windows", "shutdown"] and seen["mac", "osascript"], seen
+    chains = [draw_command("windows", rng) for _ in range(600)]
+    joined = [(p, c) for p, c in chains if " && " in c]
+    assert joined and all(" and then " in p for p, _ in joined)
 
 
 def _leaves(x):

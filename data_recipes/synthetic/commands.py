@@ -7,9 +7,12 @@ synthetic near-miss refusal ("I can only help with computing right now, not a re
 offered a tool whose one argument is a free command line, so a request about Wi-Fi or the clock met a tool about
 neither and looked like a near miss. This kind gives the contrast:
 - the tool runs commands in a Windows command prompt, a Linux shell, PowerShell or macOS's terminal, under one of
-  several names and descriptions, sometimes with optional settings the request never asks for;
+  several names and descriptions, sometimes with optional settings the request never asks for (a time unit among them);
 - the request states a purpose and the command, in one of several phrasings, the command bare or in backticks or
   quotes; the call carries the command exactly as written, without the quoting;
+- the command comes from our fixed list (COMMANDS) or, in 60% of rows, from a template filled with other programs,
+  sites, drives, files and numbers (TEMPLATES: `taskkill /IM Zoom.exe /F`, `shutdown /r /t 90`, `start
+  https://github.com`), sometimes two joined by `&&`, so that the whole command is copied, flags and all;
 - 0-2 unrelated tools are offered beside it.
 Some commands hold double quotes or backslashed paths, which the call must escape in JSON (the A/B's model broke
 `tasklist /FI "IMAGENAME eq Code.exe"` when none did). The commands are our own list (COMMANDS); none is invented
@@ -57,7 +60,9 @@ OPTIONAL = [("timeout_seconds", {"type": "integer", "description": "Give up afte
             ("capture_output", {"type": "boolean", "description": "Return the command's output.", "default": True}),
             ("shell_mode", {"type": "string", "enum": ["interactive", "batch"], "description": "How the shell "
                                                                                               "session runs.",
-                            "default": "batch"})]
+                            "default": "batch"}),
+            ("time_unit", {"type": "string", "enum": ["seconds", "milliseconds"], "description": "The unit the "
+                           "run time is reported in.", "default": "seconds"})]
 
 # shell -> (purpose, command): what the user wants done, and the command they give for it.
 COMMANDS = {
@@ -126,6 +131,108 @@ COMMANDS = {
     ],
 }
 
+# Templated commands (since session 46): the same shapes with other programs, sites, drives, files and numbers, so
+# that a model learns to copy a command whole rather than a list of 88. The choices-seed2 model cut flagged
+# commands to their first word on BFCL live_simple ("shutdown /s /t 0" -> "shutdown", "start https://..." ->
+# "start" and the rest in an optional `unit`). shell -> (purpose, command forms); the fields come from SLOTS.
+TEMPLATES = {
+    "windows": [
+        ("close {app}", ["taskkill /IM {exe} /F", "taskkill /F /IM {exe}", "taskkill /IM {exe}"]),
+        ("check whether {app} is running", ['tasklist /FI "IMAGENAME eq {exe}"']),
+        ("open {app}", ["start {exe}"]), ("open {site}", ["start {url}"]),
+        ("shut the pc down in {n} seconds", ["shutdown /s /t {n}"]),
+        ("restart the pc in {n} seconds", ["shutdown /r /t {n}"]),
+        ("wait {n} seconds", ["timeout {n}", "timeout /t {n}"]), ("set a timer for {n} seconds", ["timeout /t {n}"]),
+        ("list the files on the {D} drive", ["dir {D}:\\"]),
+        ("list what is in my {folder} folder", ['dir "%USERPROFILE%\\{folder}"', "dir %USERPROFILE%\\{folder}"]),
+        ("print {word}", ["echo {word}"]), ("ping {host}", ["ping {host}", "ping -n {k} {host}"]),
+        ("delete {file} from the desktop", ['del "%USERPROFILE%\\Desktop\\{file}"']),
+        ("copy {file} to the {D} drive", ["copy {file} {D}:\\backup\\{file}"]),
+        ("make a folder called {name} on the {D} drive", ["mkdir {D}:\\{name}"]),
+        ("run {script} with the python of the {name} virtual environment",
+         ["{d}:/work/{name}/venv/Scripts/python.exe {d}:/work/{name}/{script}"]),
+    ],
+    "linux": [
+        ("stop {app}", ["pkill {proc}", "pkill -f {proc}", "killall {proc}"]), ("open {site}", ["xdg-open {url}"]),
+        ("wait {n} seconds", ["sleep {n}"]), ("show the last {k} lines of {log}", ["tail -n {k} {log}"]),
+        ("search {file} for {word}", ['grep -n "{word}" {file}', "grep -i {word} {file}"]),
+        ("ping {host} {k} times", ["ping -c {k} {host}"]), ("make a branch called {branch}", ["git checkout -b {branch}"]),
+        ("install {pkg}", ["pip install {pkg}", "pip install {pkg}=={version}"]),
+        ("list the files in {dir}", ["ls -la {dir}", "ls {dir}"]), ("run the tests in {test}", ["python -m pytest {test} -q"]),
+        ("shut the server down in {k} minutes", ["sudo shutdown -h +{k}"]),
+        ("make a folder called {name} in {dir}", ["mkdir -p {dir}/{name}"]),
+    ],
+    "powershell": [
+        ("stop {app}", ["Stop-Process -Name {proc} -Force"]), ("open {site}", ["Start-Process {url}"]),
+        ("wait {n} seconds", ["Start-Sleep -Seconds {n}"]), ("list my {folder} folder", ["Get-ChildItem $HOME\\{folder}"]),
+        ("ping {host}", ["Test-Connection {host} -Count {k}"]),
+    ],
+    "mac": [
+        ("quit {app}", ["osascript -e 'quit app \"{mac}\"'", 'pkill -x "{mac}"']), ("open {app}", ['open -a "{mac}"']),
+        ("open {site}", ["open {url}"]), ("wait {n} seconds", ["sleep {n}"]),
+    ],
+}
+P_TEMPLATE = 0.6  # the share of command_tool rows drawn from TEMPLATES, else from COMMANDS
+P_CHAIN = 0.12  # of those, two commands run one after the other ("A, then B": `a && b`; Windows and Linux)
+
+# (how people say it, Windows image name, process name, macOS app name)
+APPS = [("firefox", "firefox.exe", "firefox", "Firefox"), ("chrome", "chrome.exe", "chrome", "Google Chrome"),
+        ("VS Code", "Code.exe", "code", "Visual Studio Code"), ("Spotify", "Spotify.exe", "spotify", "Spotify"),
+        ("Slack", "slack.exe", "slack", "Slack"), ("Zoom", "Zoom.exe", "zoom", "zoom.us"),
+        ("Excel", "EXCEL.EXE", "excel", "Microsoft Excel"), ("Word", "WINWORD.EXE", "winword", "Microsoft Word"),
+        ("Outlook", "OUTLOOK.EXE", "outlook", "Microsoft Outlook"), ("Discord", "Discord.exe", "discord", "Discord"),
+        ("Steam", "steam.exe", "steam", "Steam"), ("VLC", "vlc.exe", "vlc", "VLC"), ("OBS", "obs64.exe", "obs", "OBS"),
+        ("Postman", "Postman.exe", "postman", "Postman"), ("Blender", "blender.exe", "blender", "Blender"),
+        ("Teams", "ms-teams.exe", "teams", "Microsoft Teams"), ("the music player", "musicbee.exe", "rhythmbox",
+                                                                  "Music")]
+WINDOWS_ONLY = {"excel", "winword", "outlook"}  # no Linux build: a Linux row never stops them
+SITES = [("GitHub", "https://github.com"), ("the Python docs", "https://docs.python.org/3/"),
+         ("Wikipedia", "https://www.wikipedia.org"), ("Hacker News", "https://news.ycombinator.com"),
+         ("the team wiki", "https://wiki.example.com/start"), ("Stack Overflow", "https://stackoverflow.com"),
+         ("the weather forecast", "https://www.weather.gov"), ("the MDN docs", "https://developer.mozilla.org"),
+         ("the status page", "https://status.example.org"), ("my calendar", "https://calendar.example.com/me")]
+SLOTS = {"folder": ["Desktop", "Documents", "Downloads", "Pictures", "Music", "Videos"],
+         "file": ["notes.txt", "report.docx", "budget.xlsx", "photo.jpg", "setup.log", "data.csv", "todo.txt",
+                  "Zoom.lnk", "old_draft.md", "invoice_0412.pdf"],
+         "host": ["8.8.8.8", "1.1.1.1", "192.168.1.1", "192.168.0.20", "example.com", "github.com", "fileserver02",
+                  "printer-3f"],
+         "word": ["hello", "done", "ready", "backup finished", "build ok", "good morning"],
+         "name": ["invoices", "photos_2025", "scratch", "api", "website", "backups", "tools"],
+         "script": ["main.py", "app.py", "test.py", "train.py", "server.py"],
+         "log": ["/var/log/syslog", "/var/log/nginx/error.log", "app.log", "logs/server.log"],
+         "pkg": ["requests", "numpy", "rich", "httpx", "pandas", "flask"],
+         "version": ["2.31.0", "1.26.4", "13.7.1", "0.27.0"],
+         "dir": ["/tmp", "~/projects", "/var/www", "src", "/etc/nginx", "build"],
+         "branch": ["feature/search", "fix/login-timeout", "release/3.0", "docs-update"],
+         "test": ["tests/test_api.py", "tests/", "tests/test_models.py::test_save"]}
+
+
+def templated(shell: str, rng: random.Random) -> tuple[str, str]:
+    """(purpose, command) from a template of the shell with every field drawn; the command never needs knowledge
+    the request does not give, since the request shows it."""
+    said, exe, proc, mac = rng.choice([a for a in APPS if shell != "linux" or a[2] not in WINDOWS_ONLY])
+    site, url = rng.choice(SITES)
+    drive = rng.choice("CDEF")
+    fields = {key: rng.choice(pool) for key, pool in SLOTS.items()}
+    fields.update(app=said, exe=exe, proc=proc, mac=mac, site=site, url=url, D=drive, d=drive.lower(),
+                  n=rng.choice([5, 10, 15, 30, 45, 60, 90, 120, 300, 600, rng.randint(2, 3600)]),
+                  k=rng.choice([2, 3, 4, 5, 10, 20, 50]))
+    purpose, forms = rng.choice(TEMPLATES[shell])
+    return purpose.format(**fields), rng.choice(forms).format(**fields)
+
+
+def draw_command(shell: str, rng: random.Random) -> tuple[str, str]:
+    """(purpose, command): from the fixed list or a template; a chain joins two with `&&` ("A, then B")."""
+    if rng.random() >= P_TEMPLATE:
+        return rng.choice(COMMANDS[shell])
+    if shell in ("windows", "linux") and rng.random() < P_CHAIN:
+        (p1, c1), (p2, c2) = rng.choice(COMMANDS[shell]), templated(shell, rng)
+        if rng.random() < 0.5:
+            (p1, c1), (p2, c2) = (p2, c2), (p1, c1)
+        return f"{p1} and then {p2}", f"{c1} && {c2}"
+    return templated(shell, rng)
+
+
 NEAR_DOMAINS = {"computing", "devtools", "files"}  # catalogue domains whose tools could pass for a command runner
 
 SHELL_WORDS = {"windows": ["the command prompt", "cmd", "the Windows command line"],
@@ -169,7 +276,7 @@ def request(purpose: str, command: str, shell: str, rng: random.Random) -> str:
 
 def command_tool(rng: random.Random) -> tuple[dict, dict]:
     shell = rng.choices(list(COMMANDS), weights=[5, 4, 1, 1])[0]
-    purpose, command = rng.choice(COMMANDS[shell])
+    purpose, command = draw_command(shell, rng)
     spec = runner_spec(shell, rng)
     name = spec["function"]["name"]
     tools = [spec] + [t.spec() for t in others(rng, NEAR_DOMAINS, rng.choice([0, 0, 1, 2]))]
