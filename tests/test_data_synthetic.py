@@ -145,8 +145,9 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # dates said as people write them in 60% of requests ("April 25th 2025", values.DATE_P_ALT; 15% before); after a
 # review: map keys count as said values in grammar's guard, names keep their 1 ("Formula 1 drivers"), "May 3, 2025"
 # (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit"); session 46: command_tool rows draw
-# 60% of their commands from templates (commands.TEMPLATES; some joined by `&&`), and runners may offer a time unit.
-SAMPLE_SHA256 = "7924c82f1e68c2555a5869498cf5151357003e46263b583b6ae3420f940d3c9f"  # generate(300, seed=0)
+# 60% of their commands from templates (commands.TEMPLATES; some joined by `&&`), and runners may offer a time unit;
+# parallel rows may list two arguments at once, as a 2 x 2 grid or "respectively" (kinds.two_lists).
+SAMPLE_SHA256 = "465e52afc237c42ff7e751014f708f0def1db281e3d3787bae176bce4934e409"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 
@@ -574,6 +575,36 @@ def test_same_requests_can_change_two_arguments_and_state_both():
                 stated += value.lower() in user.lower()
     assert two >= 40, f"only {two} of 80 requests changed two arguments"
     assert stated >= 0.8 * total, f"{stated}/{total} changed string values appear in the requests"
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_two_listed_arguments_make_a_grid_or_pair_in_order(k):
+    """Two arguments listed at once: four calls, every value of one with every value of the other ("the Lakers and
+    the Bulls in 2018 and 2020"), or k calls paired in order ("... respectively"). Each call differs from the others
+    only in those two arguments, and the request lists both sets of values."""
+    import random
+
+    from data_recipes.synthetic.kinds import pick_tool, two_lists
+    made = 0
+    for seed in range(80):
+        rng = random.Random(seed)
+        tool = pick_tool(rng, lambda t: bool(t.required()))
+        got = two_lists(tool, k, rng)
+        if got is None:
+            continue
+        made += 1
+        pairs, user = got
+        calls = [a for _, a in pairs]
+        assert len(calls) == k and len({json.dumps(a, sort_keys=True) for a in calls}) == k, calls
+        varied = [n for n in calls[0] if len({json.dumps(a[n]) for a in calls}) > 1]
+        assert len(varied) == 2 and all(set(a) == set(calls[0]) for a in calls), (varied, calls)
+        if k == 4:
+            combos = {(json.dumps(a[varied[0]]), json.dumps(a[varied[1]])) for a in calls}
+            assert len(combos) == 4 and "respectively" not in user  # the whole 2 x 2 grid
+        else:
+            assert "respectively" in user, user
+        assert user.count(" and ") >= 2, user
+    assert made >= 25, f"only {made} of 80 tools gave two listed arguments"
 
 
 def test_pair_rules_hold_under_every_naming_style():

@@ -3,8 +3,8 @@
 Kinds (the `kind` in each record's meta):
 - single: one request, one call, 1-4 tools offered.
 - parallel: 2-4 calls in one turn, 2 in most rows (the same tool asked for several values, as a list, case by
-  case, or "the same for ..." changing one or two arguments; or 2-3 different tools), sometimes with results and a
-  final answer.
+  case, "the same for ..." changing one or two arguments, or two arguments listed at once, as a grid or
+  "respectively"; or 2-3 different tools), sometimes with results and a final answer.
 - multi_turn: call -> tool result -> answer that uses it, sometimes a follow-up request and a second round.
 - no_tool: the offered tools don't fit (a request from another domain, or small talk / general knowledge) -> a
   plain answer without a call.
@@ -234,7 +234,8 @@ def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
     k = call_count(rng)
     if rng.random() < same_tool:
         tool = pick_tool(rng, lambda t: bool(t.required()))
-        pairs, user, _ = same_tool_calls(tool, k, rng)
+        made = two_lists(tool, k, rng) if rng.random() < (P_GRID if k == 4 else P_RESPECTIVELY) else None
+        pairs, user = made or same_tool_calls(tool, k, rng)[:2]
         targets = [tool]
     else:
         targets, used = [], set()
@@ -319,6 +320,51 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
     text = rng.choice([f"{first}, and the same {more}", f"{first}. Same thing {more}, please",
                        f"{first}, and also {more}"])
     return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."]), "same"
+
+
+# Two arguments listed at once (since session 46). BFCL parallel asks 12 of its 200 items as a grid, every value of
+# one argument with every value of another ("the Lakers and the Bulls in 2018 and 2020": 4 calls), which no row
+# here did; the flags-seed2 model got none of them, giving 2 or 3 calls. P_GRID: the share of 4-call same-tool
+# requests written as a 2 x 2 grid; P_RESPECTIVELY: of 2-3 call ones, the two lists paired in order ("for Lyon and
+# Rome in May and June respectively": 2 calls).
+P_GRID, P_RESPECTIVELY = 0.5, 0.1
+
+
+def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, dict]], str] | None:
+    """Calls of one tool whose request lists values of two arguments in one clause: a 2 x 2 grid when k is 4,
+    else k values of each paired in order ("respectively"). None where the tool has no second argument to vary,
+    its values cannot differ, or a value's own "and" or comma would blur the lists."""
+    grid = k == 4
+    n = 2 if grid else k
+    key = tool.required()[0]
+    args, values = sample_args(tool, rng)
+    second = second_varied(tool, args, key) if key.schema.get("type") in ("string", "integer", "number") else None
+    if second is None:
+        return None
+    firsts, seconds = [values[key.name]], [values[second.name]]
+    for param, drawn in ((key, firsts), (second, seconds)):
+        for _ in range(10 * n):
+            v = param.sample(rng)
+            if all(repr(v.value) != repr(d.value) for d in drawn):
+                drawn.append(v)
+            if len(drawn) == n:
+                break
+    if len(firsts) < n or len(seconds) < n:
+        return None
+    combos = [(a, b) for a in firsts for b in seconds] if grid else list(zip(firsts, seconds))
+    pairs = [(tool, {**args, key.name: a.value, second.name: b.value}) for a, b in combos]
+    if not all(keeps_pair_rules(tool, a) for _, a in pairs):
+        return None
+    listed = {}
+    for param, drawn in ((key, firsts), (second, seconds)):
+        surfaces = [v.surface(rng) for v in drawn]
+        if any(" and " in x or "," in x for x in surfaces):
+            return None
+        listed[param.name] = V.Value(None, V.join_and(surfaces))
+    text = T.clause(tool, args, {**values, **listed}, rng)
+    if text.count(" and ") != 2:  # another slot's "and" would blur the lists
+        return None
+    return pairs, T.wrap(text if grid else text + " respectively", rng)
 
 
 PAIRED = {name for pair in ORDERED_DATES + DIFFERENT for name in pair}  # values drawn together in sample_args
