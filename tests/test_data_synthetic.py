@@ -146,8 +146,10 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
 # review: map keys count as said values in grammar's guard, names keep their 1 ("Formula 1 drivers"), "May 3, 2025"
 # (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit"); session 46: command_tool rows draw
 # 60% of their commands from templates (commands.TEMPLATES; some joined by `&&`), and runners may offer a time unit;
-# parallel rows may list two arguments at once, as a 2 x 2 grid or "respectively" (kinds.two_lists).
-SAMPLE_SHA256 = "465e52afc237c42ff7e751014f708f0def1db281e3d3787bae176bce4934e409"  # generate(300, seed=0)
+# parallel rows may list two arguments at once, as a 2 x 2 grid or "respectively" (kinds.two_lists); half the
+# dispatchers whose domain allows it label their actions with plain verbs (broad.VERB_LABELS) under action, type,
+# operation or op.
+SAMPLE_SHA256 = "a7fddce67317b6e2ba3a544c436ffa819eb257e6b6bf2e4b7620ebb8b3f0471d"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
 
@@ -373,7 +375,8 @@ def test_two_calls_are_the_commonest_parallel_request():
 
 def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
     """The broad_tool kind (0.05 of the default mix): the call fits the offered tool's schema, its name is not in the
-    request, and a dispatcher's action names the underlying tool."""
+    request, and a dispatcher's action names the underlying tool or, in a verb-labelled one, its verb."""
+    from data_recipes.synthetic.broad import READ_VERBS, VERB_LABELS
     shapes = collections.Counter()
     for i in range(200):
         rec, info = example(i, 7, {"broad_tool": 1.0})
@@ -385,9 +388,17 @@ def test_broad_tool_rows_call_a_tool_whose_name_the_request_does_not_say():
         user = next(m for m in rec["messages"] if m["role"] == "user")["content"]
         assert call["name"].lower() not in user.lower() and call["name"] not in by_name(), (call, user)
         if info["shape"] == "dispatcher":
-            assert call["arguments"]["action"] == info["underlying"]
-            assert len(spec["parameters"]["properties"]["action"]["enum"]) >= 2
-    assert min(shapes["opaque"], shapes["dispatcher"]) >= 50, shapes
+            key = info["key"]
+            enum = spec["parameters"]["properties"][key]["enum"]
+            assert spec["parameters"]["required"] == [key] and len(enum) >= 2 and len(set(enum)) == len(enum)
+            if info["labels"] == "name":
+                assert key == "action" and call["arguments"][key] == info["underlying"]
+            else:  # one plain verb per merged tool, the call's the underlying tool's, and at most one reading verb
+                verb = next(v for v, labels in VERB_LABELS.items() if call["arguments"][key] in labels)
+                assert verb == by_name()[info["underlying"]].verb
+                assert sum(any(e in VERB_LABELS[v] for e in enum) for v in READ_VERBS) <= 1, enum
+            shapes[info["labels"]] += 1
+    assert min(shapes["opaque"], shapes["dispatcher"]) >= 50 and min(shapes["name"], shapes["verb"]) >= 20, shapes
     drawn = collections.Counter(info["kind"] for _, info in (example(i, 0, DEFAULT_KINDS) for i in range(600)))
     assert 0.02 * 600 <= drawn["broad_tool"] <= 0.09 * 600, drawn
 

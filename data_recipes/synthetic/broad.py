@@ -9,7 +9,9 @@ templates (kinds.REFUSALS), though each item's single offered tool fitted
 (eval/results/quality/toolcall_quality-gpu-q8_0-whole.json). This kind gives the contrast:
 - opaque: one catalogue tool under an abbreviated or generic name (`TraCur`, `currency_api_v2`), its description kept;
 - dispatcher: 2-4 tools of one domain merged into one tool with a required `action` enum and their parameters
-  (`banking.handle_action(action="send_payment", recipient_email=..., amount=...)`).
+  (`banking.handle_action(action="send_payment", recipient_email=..., amount=...)`); in half of those whose domain
+  allows it, the enum holds plain verbs, one per tool, under `action`, `type`, `operation` or `op`
+  (`reminders_manager(type="remove", reminder_id=...)`), and the request says the verb its own way.
 The request is phrased for the underlying tool as in every other kind; the call uses the offered name.
 
 Weight 0.05 in the default mix. A CPU A/B at 0.10 (train/results/parallel-ab/README.md, "broad") raised live_simple
@@ -32,10 +34,19 @@ from data_recipes.synthetic.library import camel
 
 DISPATCH_NAMES = ["{d}.handle_action", "{d}_manager", "{D}Manager", "{d}_api", "{D}Service.run", "manage_{d}"]
 DISPATCH_DESCRIPTIONS = [
-    "Manages {hp}: {actions}. Set `action` and the fields that action needs.",
+    "Manages {hp}: {actions}. Set `{key}` and the fields that action needs.",
     "One endpoint for {hp}. Supported actions: {actions}.",
-    "Performs an operation on {hp} ({actions}) chosen by `action`.",
+    "Performs an operation on {hp} ({actions}) chosen by `{key}`.",
 ]
+# Verb-labelled dispatchers (since session 46): the enum holds plain verbs and its parameter may be called `type` or
+# `operation`, as in BFCL live_simple's `todo(type="delete", content=...)`: the request says "remove" or "add" and
+# the call picks the matching label. The flags-seed2 and choices-seed2 models left such a required enum out on all 10
+# of live_simple's todo items. A tool's verb -> the labels it may go by (none shared between verbs).
+VERB_LABELS = {"create": ["add", "create", "new"], "delete": ["delete", "remove"], "update": ["update", "edit"],
+               "get": ["get", "view", "read"], "list": ["list"], "search": ["search", "find"]}
+READ_VERBS = {"get", "list", "search"}  # at most one of them in a group: which one a request means is a guess
+P_VERB_LABELS = 0.5  # of dispatchers, when the domain has tools of two or more of these verbs
+ACTION_KEYS = ["action", "type", "operation", "op"]
 OPAQUE_NAMES = ["{abbr}", "{abbr}", "{d}_api_v2", "{d}.op{n}", "{abbr}Handler", "tool_{n}"]
 
 
@@ -68,26 +79,47 @@ def dispatcher(rng: random.Random) -> tuple[dict, dict] | None:
     sibs = [t for t in by_domain()[tool.domain] if everyday(t) and ident(t) != ident(tool)]
     if not sibs:
         return None
-    group = [tool] + rng.sample(sibs, min(len(sibs), rng.randint(1, 3)))
+    by_verb = verb_group(tool, sibs, rng) if rng.random() < P_VERB_LABELS else None
+    group = by_verb or [tool] + rng.sample(sibs, min(len(sibs), rng.randint(1, 3)))
     rng.shuffle(group)
     props: dict[str, dict] = {}
     for t in group:
         for p, _ in t.params:
             props.setdefault(p.name, p.spec(True))  # one Param per name (param_table), so specs never clash
-    labels = [t.name for t in group]
+    keys = [k for k in (ACTION_KEYS if by_verb else ACTION_KEYS[:1]) if k not in props]
+    if not keys:
+        return None
+    key = rng.choice(keys)
+    labels = [rng.choice(VERB_LABELS[t.verb]) for t in group] if by_verb else [t.name for t in group]
+    label = labels[group.index(tool)]
     d = _domain_word(tool.domain)
     name = rng.choice(DISPATCH_NAMES).format(d=d, D=camel(d)[:1].upper() + camel(d)[1:])
     description = rng.choice(DISPATCH_DESCRIPTIONS).format(hp=tool.domain.replace("_", " "),
-                                                            actions=", ".join(labels))
+                                                            actions=", ".join(labels), key=key)
     schema = {"type": "object",
-              "properties": {"action": {"type": "string", "enum": labels, "description": "The operation to run."},
+              "properties": {key: {"type": "string", "enum": labels, "description": "The operation to run."},
                              **props},
-              "required": ["action"]}
+              "required": [key]}
     spec = {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
     args, values = sample_args(tool, rng)
-    the_call = {"type": "function", "function": {"name": name, "arguments": {"action": tool.name, **args}}}
-    info = {"needs": [name], "shape": "dispatcher", "underlying": tool.name}
+    the_call = {"type": "function", "function": {"name": name, "arguments": {key: label, **args}}}
+    info = {"needs": [name], "shape": "dispatcher", "underlying": tool.name, "key": key, "label": label,
+            "labels": "verb" if by_verb else "name"}
     return _record(rng, tool, spec, the_call, args, values), info
+
+
+def verb_group(tool: Tool, sibs: list[Tool], rng: random.Random) -> list[Tool] | None:
+    """The tool and 1-3 siblings, each of another verb in VERB_LABELS (so the labels say one verb apiece) and at most
+    one of them a reading verb; None when the tool's verb has no labels or no sibling has another."""
+    if tool.verb not in VERB_LABELS:
+        return None
+    group, verbs = [tool], {tool.verb}
+    for t in rng.sample(sibs, len(sibs)):
+        reads_twice = t.verb in READ_VERBS and verbs & READ_VERBS  # "view" or "list" would be a guess
+        if t.verb in VERB_LABELS and t.verb not in verbs and not reads_twice and len(group) < 4:
+            group.append(t)
+            verbs.add(t.verb)
+    return group if len(group) > 1 else None
 
 
 def _record(rng: random.Random, tool: Tool, spec: dict, the_call: dict, args: dict, values: dict) -> dict:
