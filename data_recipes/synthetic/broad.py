@@ -40,7 +40,7 @@ DISPATCH_DESCRIPTIONS = [
 ]
 # Verb-labelled dispatchers (since session 46): the enum holds plain verbs and its parameter may be called `type` or
 # `operation`, as in BFCL live_simple's `todo(type="delete", content=...)`: the request says "remove" or "add" and
-# the call picks the matching label. The flags-seed2 and choices-seed2 models left such a required enum out on all 10
+# the call picks the matching label. The flags-seed2 and choices-seed2 models left such a required enum out on all 11
 # of live_simple's todo items. A tool's verb -> the labels it may go by (none shared between verbs).
 VERB_LABELS = {"create": ["add", "create", "new"], "delete": ["delete", "remove"], "update": ["update", "edit"],
                "get": ["get", "view", "read"], "list": ["list"], "search": ["search", "find"]}
