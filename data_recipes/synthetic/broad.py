@@ -40,8 +40,9 @@ DISPATCH_DESCRIPTIONS = [
 ]
 # Verb-labelled dispatchers (since session 46): the enum holds plain verbs and its parameter may be called `type` or
 # `operation`, as in BFCL live_simple's `todo(type="delete", content=...)`: the request says "remove" or "add" and
-# the call picks the matching label. The flags-seed2 and choices-seed2 models left such a required enum out on all 11
-# of live_simple's todo items. A tool's verb -> the labels it may go by (none shared between verbs).
+# the call picks the matching label. Four seed-2 models (choices, flags, round, rates) never gave such a required
+# enum on live_simple's 10 todo items (9 calls left it out, 1 item got no call). A tool's verb -> the labels it may
+# go by (none shared between verbs).
 VERB_LABELS = {"create": ["add", "create", "new"], "delete": ["delete", "remove"], "update": ["update", "edit"],
                "get": ["get", "view", "read"], "list": ["list"], "search": ["search", "find"]}
 READ_VERBS = {"get", "list", "search"}  # at most one of them in a group: which one a request means is a guess

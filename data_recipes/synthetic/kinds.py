@@ -322,9 +322,9 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
     return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."]), "same"
 
 
-# Two arguments listed at once (since session 46). BFCL parallel asks 12 of its 200 items as a grid, every value of
+# Two arguments listed at once (since session 46). BFCL parallel asks 11 of its 200 items as a grid, every value of
 # one argument with every value of another ("the Lakers and the Bulls in 2018 and 2020": 4 calls), which no row
-# here did; the flags-seed2 model got none of them, giving 2 or 3 calls. P_GRID: the share of 4-call same-tool
+# here did; the flags-seed2 model got none of them, making 1 or 2 calls on 10. P_GRID: the share of 4-call same-tool
 # requests written as a 2 x 2 grid; P_RESPECTIVELY: of 2-3 call ones, the two lists paired in order ("for Lyon and
 # Rome in May and June respectively": 2 calls).
 P_GRID, P_RESPECTIVELY = 0.5, 0.1

@@ -2,8 +2,8 @@
 argument, right, left out of a call of its function, the right date with the day wrong (year and month right), the
 right date in another format, another value, or no call of that function; and per item, how many are right.
 
-    python train/results/quality-cpu-dates-seed2/date_items.py RUN.json[,MORE.json] [RUN...] \
-        > train/results/quality-cpu-dates-seed2/date_items.json
+    python train/results/quality-cpu-b46-seed2/date_items.py RUN.json[,MORE.json] [RUN...] \
+        > train/results/quality-cpu-b46-seed2/date_items.json
 
 Each argument is one run: comma-joined files are its per-suite files. An answer argument counts when its first
 accepted value is an ISO date (YYYY-MM-DD). "said" splits them by how the request writes the date: "ordinal" (a day
