@@ -1,4 +1,5 @@
-"""Optional arguments the request states: does the model give them? `python -m eval.optional_args RESULT.json ...`
+"""Optional arguments: does the model give the ones the request states, and leave out the ones it does not?
+`python -m eval.optional_args RESULT.json ...`
 
     python -m eval.optional_args eval/results/quality/toolcall_quality-cpu-b33-q8_0-whole.json
     python -m eval.optional_args A.json B.json --suites simple_python,multiple --examples 5 --json
@@ -11,6 +12,11 @@ argument at all, right value or not. The figures are given per suite and per the
 arguments left out most often as examples. A reply that leaves one out fails the item (`missing_argument`), so this
 shows how much of a suite's loss comes from under-filling rather than from wrong values (eval.values).
 
+The other side, over-filling: an optional argument the reply gives where the answers accept '' (the request may
+leave it out) but not the value given, or that the answers do not name at all (`"unit": "seconds"` on a command
+runner, `"genre": "Drama"` where any genre will do). These are counted per suite with the items they alone cost:
+replies that would be right with those arguments dropped.
+
 Left out: suites without expected calls (irrelevance, live_irrelevance) and the validation split.
 """
 
@@ -22,8 +28,49 @@ import sys
 from collections import Counter, defaultdict
 
 from eval.compare import CompareError, read_result
-from nanoagent.checker import stated_optional
+from nanoagent.checker import OMITTABLE, check_calls, spec_index, stated_optional, value_matches
 from nanoagent.suites import SuiteError, load_suite
+
+
+def overfilled(item, reply: dict) -> list[tuple[int, str]]:
+    """(index of the reply's call, argument) for each optional argument of the spec that the reply gives and the
+    request did not ask for with that value: the answers accept '' for it but not the value, or do not name it. Keys
+    the spec lacks are not counted (made-up arguments are another error). The n-th call of a function is read
+    against the n-th expected call of it; calls beyond those are left to the call count."""
+    specs = spec_index(item.functions)
+    calls = reply.get("calls") or []
+    positions: dict[str, list[int]] = {}
+    for i, c in enumerate(calls):
+        positions.setdefault(c.get("name"), []).append(i)
+    seen: Counter = Counter()
+    out = []
+    for answer in item.answers:
+        (fn, accepted), = answer.items()
+        nth = seen[fn]
+        seen[fn] += 1
+        if nth >= len(positions.get(fn, [])):
+            continue
+        index = positions[fn][nth]
+        args = calls[index].get("arguments")
+        if not isinstance(args, dict):
+            continue
+        params = specs.get(fn) or {}
+        required, optional = set(params.get("required") or []), set(params.get("properties") or {})
+        for key, value in args.items():
+            if key in required or key not in optional:  # a key the spec lacks is another error (made up)
+                continue
+            allowed = accepted.get(key)
+            if allowed is None or (OMITTABLE in allowed and not any(value_matches(value, a) for a in allowed
+                                                                    if a != OMITTABLE)):
+                out.append((index, key))
+    return out
+
+
+def cost_of(item, reply: dict, extra: list[tuple[int, str]]) -> bool:
+    """Would the reply be right with those arguments dropped? (It is wrong as it stands.)"""
+    calls = [dict(c, arguments={k: v for k, v in c["arguments"].items() if (i, k) not in set(extra)})
+             if isinstance(c.get("arguments"), dict) else c for i, c in enumerate(reply.get("calls") or [])]
+    return check_calls(calls, item.answers, item.functions).correct
 
 
 def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
@@ -33,10 +80,26 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     missed: Counter = Counter()
     shown: list[str] = []
+    over = over_replies = over_cost = 0
+    over_by: Counter = Counter()
+    over_shown: list[str] = []
     for item in items:
         reply = replies.get(item.id)
         if reply is None:
             continue
+        extra = overfilled(item, reply)
+        if extra:
+            over += len(extra)
+            over_replies += 1
+            calls = reply.get("calls") or []
+            for i, key in extra:
+                over_by[f"{calls[i].get('name')}.{key}"] += 1
+            if not reply.get("correct") and cost_of(item, reply, extra):
+                over_cost += 1
+                if len(over_shown) < examples:
+                    unasked = ", ".join(f"{k}={json.dumps(calls[i]['arguments'][k], ensure_ascii=False)}"
+                                        for i, k in extra)
+                    over_shown.append(f"{item.id}: {unasked} given unasked")
         functions = {f.get("name"): f for f in item.functions}
         seen: Counter = Counter()
         for answer in item.answers:
@@ -63,7 +126,9 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
                         shown.append(f"{item.id}: {key} ({kind}) left out of: {prompt[:120]}")
     return {"needed": needed, "called": called, "given": given,
             "by_type": {k: v for k, v in sorted(by_type.items(), key=lambda kv: -kv[1][0])},
-            "left_out": shown, "most_left_out": missed.most_common(examples)}
+            "left_out": shown, "most_left_out": missed.most_common(examples),
+            "overfilled": over, "overfilled_replies": over_replies, "overfilled_cost": over_cost,
+            "most_overfilled": over_by.most_common(examples), "overfilled_shown": over_shown}
 
 
 def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
@@ -115,6 +180,10 @@ def main(argv=None) -> int:
             for kind, (n, g) in t["by_type"].items():
                 print(f"      {kind:8s} given {share(g, n)}")
             for line in t["left_out"]:
+                print(f"      {line}")
+            print(f"    unasked optional arguments given with a value the answers do not take: {t['overfilled']} in "
+                  f"{t['overfilled_replies']} replies; replies wrong only for them: {t['overfilled_cost']}")
+            for line in t["overfilled_shown"]:
                 print(f"      {line}")
     return 0
 

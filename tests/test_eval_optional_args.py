@@ -44,6 +44,21 @@ def test_the_nth_expected_call_is_matched_with_the_nth_call_of_its_function():
     assert count_suite([item(answers)], one_call)["called"] == 0
 
 
+def test_unasked_optional_arguments_and_the_items_they_alone_cost():
+    """Over-filling: an optional argument given where the answers accept '' but not that value, or do not name it,
+    counts; the default's value, a required argument and a key the spec lacks do not. A reply wrong only for such
+    arguments counts as their cost; one also wrong elsewhere does not."""
+    answers = [{"area": {"radius": [4], "unit": ["", "inches"]}}]
+    replies = {"a": {"correct": False, "calls": [{"name": "area", "arguments": {"radius": 4, "unit": "cm"}}]},
+               "b": {"correct": True, "calls": [{"name": "area", "arguments": {"radius": 4, "unit": "inches"}}]},
+               "c": {"correct": False, "calls": [{"name": "area", "arguments": {"radius": 5, "round": True}}]},
+               "d": {"correct": False, "calls": [{"name": "area", "arguments": {"radius": 4, "made_up": 1}}]}}
+    t = count_suite([item(answers, i) for i in "abcd"], replies)
+    assert (t["overfilled"], t["overfilled_replies"], t["overfilled_cost"]) == (2, 2, 1)  # a: unit, c: round
+    assert t["most_overfilled"] == [("area.unit", 1), ("area.round", 1)]
+    assert t["overfilled_shown"] == ['a: unit="cm" given unasked']
+
+
 def test_a_result_file_on_real_bfcl_prompts(tmp_path, capsys):
     result = {"kind": "toolcall", "suites": {
         "simple_python": {"items": [
