@@ -55,6 +55,7 @@ class SourceEntry:
     filters: dict = field(default_factory=dict)  # per-source overrides of `filters`
     kinds: dict | list | None = None     # synthetic only: kinds (list) or kind -> weight (dict)
     prose_schema: float = 0.0            # synthetic only: share of rows whose tools say choices/defaults in prose
+    settings: float | None = None        # synthetic only: share of call rows offering generic optional settings
     check_split: bool = True             # validate config/split against the catalogue
 
 
@@ -209,13 +210,15 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
             if e.path is not None:
                 raise RecipeError(f"{where}.path: the synthetic source is generated and reads no file; remove path")
             try:
-                from data_recipes.synthetic import check_kinds, check_prose_schema
+                from data_recipes.synthetic import check_kinds, check_share
             except ImportError:
                 continue  # the build reports the missing generator
-            try:
-                check_prose_schema(e.prose_schema)
-            except ValueError as err:
-                raise RecipeError(f"{where}.prose_schema: {err}") from None
+            for name in ("prose_schema", "settings"):
+                try:
+                    if getattr(e, name) is not None:
+                        check_share(getattr(e, name), name)
+                except ValueError as err:
+                    raise RecipeError(f"{where}.{name}: {err}") from None
             if e.kinds is not None:
                 try:
                     check_kinds(e.kinds)
@@ -226,6 +229,8 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
             raise RecipeError(f"{where}.kinds: only the synthetic source has kinds")
         if e.prose_schema:
             raise RecipeError(f"{where}.prose_schema: only the synthetic source has prose_schema")
+        if e.settings is not None:
+            raise RecipeError(f"{where}.settings: only the synthetic source has settings")
         if e.path and e.path != "fixture":
             p = Path(e.path) if Path(e.path).is_absolute() else (Path.cwd() / e.path)
             if not p.exists() and (base / e.path).exists():

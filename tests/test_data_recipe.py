@@ -54,6 +54,8 @@ def test_precedence_defaults_yaml_overrides(tmp_path):
     ({"sources": [{"id": "synthetic"}]}, "synthetic rows"),
     ({"sources": [{"id": "synthetic", "rows": 5, "prose_schema": 2}]}, r"prose_schema: .*from 0 to 1, not 2"),
     ({"sources": [{"id": "xlam", "prose_schema": 0.5}]}, "only the synthetic source has prose_schema"),
+    ({"sources": [{"id": "synthetic", "rows": 5, "settings": -1}]}, r"settings: .*from 0 to 1, not -1"),
+    ({"sources": [{"id": "xlam", "settings": 0.5}]}, "only the synthetic source has settings"),
     ({"sources": []}, "names no sources"),
     ({"sources": [{"id": "xlam"}, {"id": "xlam"}]}, "listed twice"),
 ])

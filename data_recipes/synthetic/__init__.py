@@ -13,6 +13,6 @@ writes a sample and prints its stats.
 Left out: decontamination and dedup (the build does both for every source), languages other than English.
 """
 
-from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, check_prose_schema, example, generate
+from data_recipes.synthetic.generate import DEFAULT_KINDS, check_kinds, check_share, example, generate
 
-__all__ = ["generate", "example", "check_kinds", "check_prose_schema", "DEFAULT_KINDS"]
+__all__ = ["generate", "example", "check_kinds", "check_share", "DEFAULT_KINDS"]

@@ -23,6 +23,7 @@ from data_recipes.synthetic.commands import command_tool
 from data_recipes.synthetic.grammar import tidy_record
 from data_recipes.synthetic.kinds import BUILDERS
 from data_recipes.synthetic.prose_schema import in_prose
+from data_recipes.synthetic.settings import P_SETTINGS, with_settings
 from nanoagent.config import check_weights
 
 BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool}
@@ -50,16 +51,22 @@ def check_kinds(kinds: dict | list | None) -> dict[str, float]:
     return check_weights(kinds, BUILDERS, "synthetic kind", negative=False)
 
 
-def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.0) -> tuple[dict, dict]:
+def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.0,
+            settings: float | None = None) -> tuple[dict, dict]:
     """Row i of the stream as (record, info); info names the tools the request needs (used by tests).
 
-    With `prose_schema` > 0, that share of rows has its tools' choices and defaults written into the descriptions
-    (prose_schema.py), drawn from a generator of its own so that the rows themselves stay those of the stream."""
+    `settings` (default settings.P_SETTINGS) is the share of call rows whose called tools also offer generic optional
+    settings (settings.py). With `prose_schema` > 0, that share of rows has its tools' choices and defaults written
+    into the descriptions (prose_schema.py). Both draw from generators of their own, so that the rows themselves stay
+    those of the stream."""
     rng = random.Random(f"{seed}:{i}")
     names = [k for k, w in kinds.items() if w > 0]
     kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
     record, info = BUILDERS[kind](rng)
     tidy_record(record)  # "for 1 passenger", "an 85 m bar" (grammar.py; since session 45)
+    share = P_SETTINGS if settings is None else settings
+    if share > 0:  # since session 46
+        with_settings(record, kind, random.Random(f"{seed}:{i}:settings"), share)
     if prose_schema > 0:
         style = random.Random(f"{seed}:{i}:prose")
         if style.random() < prose_schema:
@@ -68,20 +75,23 @@ def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.
     return record, {**info, "kind": kind}
 
 
-def check_prose_schema(share) -> float:
-    """A share of rows in [0, 1] for `prose_schema`; ValueError otherwise."""
+def check_share(share, name: str = "prose_schema") -> float:
+    """A share of rows in [0, 1] for `prose_schema` or `settings`; ValueError otherwise."""
+    what = {"prose_schema": "rows whose tools say their choices in prose",
+            "settings": "call rows whose called tools offer generic optional settings"}[name]
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
-        raise ValueError(f"prose_schema is the share of rows whose tools say their choices in prose: give a number "
-                         f"from 0 to 1, not {share!r}")
+        raise ValueError(f"{name} is the share of {what}: give a number from 0 to 1, not {share!r}")
     return float(share)
 
 
+
 def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None,
-             prose_schema: float = 0.0) -> Iterator[dict]:
+             prose_schema: float = 0.0, settings: float | None = None) -> Iterator[dict]:
     """Yield n canonical record dicts (valid under nanoagent.record.Record.from_dict), deterministic for a seed."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"generate needs a row count n >= 0, got {n!r}")
     mix = check_kinds(kinds)
-    share = check_prose_schema(prose_schema)
+    share = check_share(prose_schema, "prose_schema")
+    offered = None if settings is None else check_share(settings, "settings")
     for i in range(n):
-        yield example(i, seed, mix, share)[0]
+        yield example(i, seed, mix, share, offered)[0]
