@@ -33,42 +33,36 @@ from nanoagent.suites import SuiteError, load_suite
 
 
 def overfilled(item, reply: dict) -> list[tuple[int, str]]:
-    """(index of the reply's call, argument) for each optional argument of the spec that the reply gives and the
-    request did not ask for with that value: the answers accept '' for it but not the value, or do not name it. Keys
-    the spec lacks are not counted (made-up arguments are another error). The n-th call of a function is read
-    against the n-th expected call of it; calls beyond those are left to the call count."""
+    """(index of the reply's call, argument) for each optional argument of the spec that a call gives and the
+    request did not ask for with that value: every expected call of that function accepts '' for it or does not
+    name it, and none takes the value given. Read against all expected calls of the function at once, so a parallel
+    reply's call order does not matter; keys the spec lacks are not counted (made-up arguments are another error)."""
     specs = spec_index(item.functions)
-    calls = reply.get("calls") or []
-    positions: dict[str, list[int]] = {}
-    for i, c in enumerate(calls):
-        positions.setdefault(c.get("name"), []).append(i)
-    seen: Counter = Counter()
-    out = []
+    expected: dict[str, list[dict]] = {}
     for answer in item.answers:
         (fn, accepted), = answer.items()
-        nth = seen[fn]
-        seen[fn] += 1
-        if nth >= len(positions.get(fn, [])):
-            continue
-        index = positions[fn][nth]
-        args = calls[index].get("arguments")
-        if not isinstance(args, dict):
+        expected.setdefault(fn, []).append(accepted)
+    out = []
+    for index, call in enumerate(reply.get("calls") or []):
+        fn, args = call.get("name"), call.get("arguments")
+        if fn not in expected or not isinstance(args, dict):
             continue
         params = specs.get(fn) or {}
         required, optional = set(params.get("required") or []), set(params.get("properties") or {})
         for key, value in args.items():
-            if key in required or key not in optional:  # a key the spec lacks is another error (made up)
+            if key in required or key not in optional:
                 continue
-            allowed = accepted.get(key)
-            if allowed is None or (OMITTABLE in allowed and not any(value_matches(value, a) for a in allowed
-                                                                    if a != OMITTABLE)):
+            if any(key in accepted and OMITTABLE not in accepted[key] for accepted in expected[fn]):
+                continue  # some expected call needs it: a wrong value there is not over-filling
+            if not any(value_matches(value, a) for accepted in expected[fn] for a in accepted.get(key, [])):
                 out.append((index, key))
     return out
 
 
 def cost_of(item, reply: dict, extra: list[tuple[int, str]]) -> bool:
     """Would the reply be right with those arguments dropped? (It is wrong as it stands.)"""
-    calls = [dict(c, arguments={k: v for k, v in c["arguments"].items() if (i, k) not in set(extra)})
+    dropped = set(extra)
+    calls = [dict(c, arguments={k: v for k, v in c["arguments"].items() if (i, k) not in dropped})
              if isinstance(c.get("arguments"), dict) else c for i, c in enumerate(reply.get("calls") or [])]
     return check_calls(calls, item.answers, item.functions).correct
 

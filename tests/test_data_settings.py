@@ -46,9 +46,10 @@ def test_settings_are_offered_on_called_tools_and_given_only_when_the_request_st
         for call, before in zip(calls, plain_calls):
             assert check_arguments(call["arguments"], specs[call["name"]]["parameters"]) == []
             given = set(call["arguments"]) - set(before["arguments"])
-            if given:  # a stated setting: one, in a one-call row, said at the end of the request
+            if given:  # a stated setting: one, in a row that ends with its one call, said at the end of the request
                 stated += 1
                 assert len(calls) == 1 and len(given) == 1 and given <= added[call["name"]]
+                assert offered["messages"][-1].get("tool_calls"), "nothing after the call to contradict the setting"
                 users = [m["content"] for m in offered["messages"] if m["role"] == "user"]
                 plain_users = [m["content"] for m in plain["messages"] if m["role"] == "user"]
                 assert users != plain_users and any(u.startswith(p.rstrip(".?! ")) for u, p in zip(users,
@@ -60,15 +61,15 @@ def test_settings_are_offered_on_called_tools_and_given_only_when_the_request_st
 
 
 def test_settings_never_blur_a_parameter_the_tool_has():
-    """No setting is offered beside a parameter whose name holds its own name or a clash word (`language` beside
-    `target_language`, `verbose` beside `include_details`), and function-library tools get only those that suit."""
+    """No setting is offered on a tool whose name or one of whose parameters holds the setting's name or a clash
+    word (`language` beside `target_language` or on `get_detected_language`, `verbose` beside `include_details`)."""
     by_name = {s.name: s for s in SETTINGS}
     for i in range(400):
         plain, _ = example(i, 9, DEFAULT_KINDS, settings=0)
         offered, _ = example(i, 9, DEFAULT_KINDS, settings=1.0)
         for tool, new in _added(plain, offered).items():
             own = next(t for t in plain["tools"] if t["function"]["name"] == tool)
-            names = [n.lower() for n in own["function"]["parameters"].get("properties", {})]
+            names = [n.lower() for n in own["function"]["parameters"].get("properties", {})] + [tool.lower()]
             for setting in new:
                 words = (setting, *by_name[setting].clashes)
                 assert not any(w in n for n in names for w in words), (tool, setting, names)

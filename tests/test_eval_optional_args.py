@@ -59,6 +59,13 @@ def test_unasked_optional_arguments_and_the_items_they_alone_cost():
     assert t["overfilled_shown"] == ['a: unit="cm" given unasked']
 
 
+def test_over_filling_is_read_in_any_call_order_and_an_explicit_empty_value_is_not_counted():
+    answers = [{"area": {"radius": [4], "unit": ["", "inches"]}}, {"area": {"radius": [5], "unit": ["", "cm"]}}]
+    swapped = {"x_0": {"correct": True, "calls": [{"name": "area", "arguments": {"radius": 5, "unit": "cm"}},
+                                                  {"name": "area", "arguments": {"radius": 4, "unit": ""}}]}}
+    assert count_suite([item(answers)], swapped)["overfilled"] == 0
+
+
 def test_a_result_file_on_real_bfcl_prompts(tmp_path, capsys):
     result = {"kind": "toolcall", "suites": {
         "simple_python": {"items": [

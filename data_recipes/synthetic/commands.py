@@ -155,7 +155,7 @@ TEMPLATES = {
     "linux": [
         ("stop {app}", ["pkill {proc}", "pkill -f {proc}", "killall {proc}"]), ("open {site}", ["xdg-open {url}"]),
         ("wait {n} seconds", ["sleep {n}"]), ("show the last {k} lines of {log}", ["tail -n {k} {log}"]),
-        ("search {file} for {word}", ['grep -n "{word}" {file}', "grep -i {word} {file}"]),
+        ("search {text} for {word}", ['grep -n "{word}" {text}', 'grep -i "{word}" {text}']),
         ("ping {host} {k} times", ["ping -c {k} {host}"]),
         ("make a branch called {branch}", ["git checkout -b {branch}"]),
         ("install {pkg}", ["pip install {pkg}", "pip install {pkg}=={version}"]),
@@ -188,6 +188,8 @@ APPS = [("firefox", "firefox.exe", "firefox", "Firefox"), ("chrome", "chrome.exe
         ("Postman", "Postman.exe", "postman", "Postman"), ("Blender", "blender.exe", "blender", "Blender"),
         ("Teams", "ms-teams.exe", "teams", "Microsoft Teams"), ("the music player", "musicbee.exe", "rhythmbox",
                                                                   "Music")]
+PACKAGES = [("requests", "2.31.0"), ("numpy", "1.26.4"), ("rich", "13.7.1"), ("httpx", "0.27.0"),
+            ("pandas", "2.2.2"), ("flask", "3.0.3")]  # (name, a version it has)
 WINDOWS_ONLY = {"excel", "winword", "outlook"}  # no Linux build: a Linux row never stops them
 SITES = [("GitHub", "https://github.com"), ("the Python docs", "https://docs.python.org/3/"),
          ("Wikipedia", "https://www.wikipedia.org"), ("Hacker News", "https://news.ycombinator.com"),
@@ -203,8 +205,7 @@ SLOTS = {"folder": ["Desktop", "Documents", "Downloads", "Pictures", "Music", "V
          "name": ["invoices", "photos_2025", "scratch", "api", "website", "backups", "tools"],
          "script": ["main.py", "app.py", "test.py", "train.py", "server.py"],
          "log": ["/var/log/syslog", "/var/log/nginx/error.log", "app.log", "logs/server.log"],
-         "pkg": ["requests", "numpy", "rich", "httpx", "pandas", "flask"],
-         "version": ["2.31.0", "1.26.4", "13.7.1", "0.27.0"],
+         "text": ["notes.txt", "setup.log", "data.csv", "todo.txt", "app.log", "README.md"],  # files grep reads
          "dir": ["/tmp", "~/projects", "/var/www", "src", "/etc/nginx", "build"],
          "branch": ["feature/search", "fix/login-timeout", "release/3.0", "docs-update"],
          "test": ["tests/test_api.py", "tests/", "tests/test_models.py::test_save"]}
@@ -214,10 +215,12 @@ def templated(shell: str, rng: random.Random) -> tuple[str, str]:
     """(purpose, command) from a template of the shell with every field drawn; the command never needs knowledge
     the request does not give, since the request shows it."""
     said, exe, proc, mac = rng.choice([a for a in APPS if shell != "linux" or a[2] not in WINDOWS_ONLY])
+    pkg, version = rng.choice(PACKAGES)
     site, url = rng.choice(SITES)
     drive = rng.choice("CDEF")
     fields = {key: rng.choice(pool) for key, pool in SLOTS.items()}
-    fields.update(app=said, exe=exe, proc=proc, mac=mac, site=site, url=url, D=drive, d=drive.lower(),
+    fields.update(app=said, exe=exe, proc=proc, mac=mac, site=site, url=url, D=drive, d=drive.lower(), pkg=pkg,
+                  version=version,
                   n=rng.choice([5, 10, 15, 30, 45, 60, 90, 120, 300, 600, rng.randint(2, 3600)]),
                   k=rng.choice([2, 3, 4, 5, 10, 20, 50]))
     purpose, forms = rng.choice(TEMPLATES[shell])
@@ -252,7 +255,7 @@ def _quoted(command: str, rng: random.Random) -> str:
     style = rng.random()
     if style < 0.45:
         return command
-    if style < 0.8:
+    if style < 0.8 or ('"' in command and "'" in command):  # quotes of both kinds: only backticks stay clear
         return f"`{command}`"
     return f'"{command}"' if '"' not in command else f"'{command}'"
 
@@ -272,8 +275,8 @@ def request(purpose: str, command: str, shell: str, rng: random.Random) -> str:
                                        s=rng.choice(SHELL_WORDS[shell]))
     if rng.random() < 0.3:
         text = text[0].lower() + text[1:]  # people type commands lowercase and unpunctuated too
-    elif not text.endswith((".", "?")) and not command.endswith(".") and rng.random() < 0.5:
-        text += "."
+    elif not text.endswith((".", "?")) and not command.endswith((".", "\\", "/")) and rng.random() < 0.5:
+        text += "."  # not after a path's slash, where "dir F:\." would be another command
     return text
 
 

@@ -233,8 +233,12 @@ def call_count(rng: random.Random) -> int:
 def parallel(rng: random.Random, same_tool: float = 0.8) -> tuple[dict, dict]:
     k = call_count(rng)
     if rng.random() < same_tool:
-        tool = pick_tool(rng, lambda t: bool(t.required()))
-        made = two_lists(tool, k, rng) if rng.random() < (P_GRID if k == 4 else P_RESPECTIVELY) else None
+        made = None
+        if rng.random() < (P_GRID if k == 4 else P_RESPECTIVELY):
+            tool = pick_tool(rng, lambda t: t.name in listable(k == 4))
+            made = two_lists(tool, k, rng)
+        if made is None:
+            tool = pick_tool(rng, lambda t: bool(t.required()))
         pairs, user = made or same_tool_calls(tool, k, rng)[:2]
         targets = [tool]
     else:
@@ -330,6 +334,27 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
 P_GRID, P_RESPECTIVELY = 0.5, 0.1
 
 
+@lru_cache(maxsize=2)
+def listable(grid: bool) -> frozenset[str]:
+    """Tools whose first required argument and another required scalar can be listed together (two_lists): both
+    string, integer or number, neither measured by a unit nor tied to another by a pair rule, and for a grid one of
+    them a string (an entity to cross with a number, not two numbers that belong together)."""
+    out = set()
+    for t in catalogue():
+        if not t.required():
+            continue
+        key = t.required()[0]
+        scalar = ("string", "integer", "number")
+        others = [p for p in t.required()[1:] if p.schema.get("type") in scalar and not p.measures
+                  and canonical(t, p.name) not in PAIRED]
+        if key.schema.get("type") not in scalar or canonical(t, key.name) in PAIRED or not others:
+            continue
+        if grid and "string" not in (key.schema.get("type"), others[0].schema.get("type")):
+            continue
+        out.add(t.name)
+    return frozenset(out)
+
+
 def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, dict]], str] | None:
     """Calls of one tool whose request lists values of two arguments in one clause: a 2 x 2 grid when k is 4,
     else k values of each paired in order ("respectively"). None where the tool has no second argument to vary,
@@ -339,8 +364,8 @@ def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, 
     key = tool.required()[0]
     args, values = sample_args(tool, rng)
     second = second_varied(tool, args, key) if key.schema.get("type") in ("string", "integer", "number") else None
-    if second is None:
-        return None
+    if second is None or (grid and "string" not in (key.schema.get("type"), second.schema.get("type"))):
+        return None  # two numbers crossed (12.8 km and 16 km run in 94 and 24 minutes) pair values that belong together
     firsts, seconds = [values[key.name]], [values[second.name]]
     for param, drawn in ((key, firsts), (second, seconds)):
         for _ in range(10 * n):
@@ -364,7 +389,19 @@ def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, 
     text = T.clause(tool, args, {**values, **listed}, rng)
     if text.count(" and ") != 2:  # another slot's "and" would blur the lists
         return None
-    return pairs, T.wrap(text if grid else text + " respectively", rng)
+    spans = sorted((text.find(v.text), text.find(v.text) + len(v.text)) for v in listed.values())
+    if spans[0][0] < 0 or not re.search(r"[A-Za-z]{3}", text[spans[0][1]:spans[1][0]]):
+        return None  # lists side by side ("y = -4.3 and -1 x = 1.8 and 3.7") read as one
+    if not grid:  # "respectively" after the later list and its noun, before the next phrase
+        rest = text[spans[1][1]:]
+        stop = re.search(r",|;|\b(?:" + "|".join(PHRASE_STARTS) + r")\b", rest)
+        at = spans[1][1] + (stop.start() if stop else len(rest))
+        text = text[:at].rstrip() + " respectively" + (" " if stop and not text[at] in ",;" else "") + text[at:]
+    return pairs, T.wrap(text, rng)
+
+
+PHRASE_STARTS = ["for", "to", "from", "with", "in", "on", "at", "of", "by", "minus", "plus", "using", "starting",
+                 "ending", "and", "over", "under", "per", "into", "between"]
 
 
 PAIRED = {name for pair in ORDERED_DATES + DIFFERENT for name in pair}  # values drawn together in sample_args

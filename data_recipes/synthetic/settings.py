@@ -3,15 +3,15 @@ request leaves unsaid in most rows and the call then leaves out.
 
 Real tool lists give most functions optional parameters nobody asks for: BFCL live_simple's functions do, and the
 flags-seed2 model filled them anyway (`cinema_hall="Bombay"` on "What movies are playing today in Mumbai?",
-`unit="Celsius"` unasked): 52 such arguments in 39 of 258 replies, 12 replies wrong for them alone
+`unit="Celsius"` unasked): 56 such arguments in 39 of 258 replies, 12 replies wrong for them alone
 (`python -m eval.optional_args`). In the generator only 27% of calls went to a tool with any optional parameter,
 and 9 of 4,054 calls to one with three or more of which the request stated none (`generate(3000, seed=5)`).
 
 `with_settings(record, kind, rng)` gives each called tool of a call row 1-3 settings at the end of its parameters
-(none that would blur a parameter it has), with probability P_SETTINGS; in P_STATED of the rows with one call the
-request also states one of them ("Limit it to 5 results."; not in clarify rows, whose last user turn answers a
-question) and the call carries it. The draws come from the rng the caller passes, so the rows of the stream stay as
-they were apart from these settings.
+(none that would blur the tool's name or a parameter it has), with probability P_SETTINGS; in P_STATED of the rows
+with one call the request also states one of them ("Limit it to 5 results."; only in rows that end with the call,
+and not in clarify rows, whose last user turn answers a question) and the call carries it. The draws come from the
+rng the caller passes, so the rows of the stream stay as they were apart from these settings.
 
 Run: through data_recipes.synthetic.generate (on by default); `generate(..., settings=0)` turns it off.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from data_recipes.synthetic.catalogue import by_name
 
 P_SETTINGS = 0.35
-P_STATED = 0.2
+P_STATED = 0.5  # of the rows that may state one (a one-call row that ends with the call)
 KINDS = {"single", "distractor", "parallel", "parallel_multiple", "multi_turn", "clarify", "normalize", "broad_tool"}
 
 
@@ -40,6 +40,7 @@ class Setting:
 
 
 READS = frozenset({"get", "list", "search"})
+MANY = frozenset({"list", "search"})  # tools that return several results
 WRITES = frozenset({"create", "update", "delete", "do"})
 SETTINGS = [
     Setting("timeout", {"type": "integer", "description": "Seconds to wait for an answer before giving up.",
@@ -61,22 +62,23 @@ SETTINGS = [
     Setting("request_id", {"type": "string", "description": "An identifier to trace this request in the logs."},
             clashes=("request", "trace"), functions=False),
     Setting("use_cache", {"type": "boolean", "description": "Answer from the cache when a recent answer is there.",
-                          "default": True},
+                          "default": True}, READS,
             said=(("Don't use cached data.", False), ("Skip the cache.", False)), clashes=("cache", "fresh"),
             functions=False),
-    Setting("limit", {"type": "integer", "description": "Most results to return.", "default": 10}, READS,
+    Setting("limit", {"type": "integer", "description": "Most results to return.", "default": 10}, MANY,
             said=(("Limit it to {v} results.", None), ("Just the top {v}.", None)), values=(3, 5, 20),
             clashes=("limit", "max", "top", "count", "num", "size", "results")),
-    Setting("page", {"type": "integer", "description": "Page of results, from 1.", "default": 1}, READS,
+    Setting("page", {"type": "integer", "description": "Page of results, from 1.", "default": 1}, MANY,
             clashes=("page", "offset", "cursor")),
     Setting("sort_order", {"type": "string", "enum": ["asc", "desc"], "description": "Order of the results.",
-                           "default": "desc"}, READS, clashes=("sort", "order")),
+                           "default": "desc"}, MANY, clashes=("sort", "order")),
     Setting("dry_run", {"type": "boolean", "description": "Check the request without carrying it out.",
                         "default": False}, WRITES,
             said=(("Just a dry run for now.", True), ("Only check it, don't actually do it yet.", True)),
             clashes=("dry", "test", "simulate", "preview", "confirm")),
     Setting("notify", {"type": "boolean", "description": "Send a notification when it is done.", "default": False},
-            WRITES, said=(("Notify me when it's done.", True),), clashes=("notif", "alert", "email", "message")),
+            WRITES, said=(("Notify me when it's done.", True),),
+            clashes=("notif", "alert", "email", "message", "remind")),
 ]
 
 
@@ -85,8 +87,10 @@ def _verb(name: str) -> str | None:
     return tool.verb if tool is not None else None
 
 
-def _fits(setting: Setting, verb: str | None, taken: set[str]) -> bool:
-    blurred = any(word in name.lower() for name in taken for word in (setting.name, *setting.clashes))
+def _fits(setting: Setting, tool: str, verb: str | None, taken: set[str]) -> bool:
+    """Whether a setting may go on a tool: its verb suits, and neither a parameter's name nor the tool's own holds the
+    setting's name or a clash word (`language` on `get_detected_language`, `notify` on `create_reminder`)."""
+    blurred = any(word in name.lower() for name in (*taken, tool) for word in (setting.name, *setting.clashes))
     return not blurred and (not setting.verbs or verb in setting.verbs) and (setting.functions or verb != "fn")
 
 
@@ -111,12 +115,15 @@ def with_settings(record: dict, kind: str, rng: random.Random, share: float = P_
         if fn["name"] not in called:
             continue
         props = fn["parameters"].setdefault("properties", {})
-        pool = [s for s in SETTINGS if _fits(s, _verb(fn["name"]), set(props))]
+        pool = [s for s in SETTINGS if _fits(s, fn["name"], _verb(fn["name"]), set(props))]
         chosen = rng.sample(pool, min(len(pool), rng.randint(1, 3)))
         for s in chosen:
             props[s.name] = dict(s.schema)
         added[fn["name"]] = chosen
-    one_call = len(turns) == 1 and len(turns[0]["tool_calls"]) == 1 and kind != "clarify"  # not in an answer
+    # stated only where the call ends the row: a tool result or an answer after it would not show the setting
+    # ("Answer in Spanish." met by an English reply); not in clarify rows, whose last user turn answers a question
+    one_call = (len(turns) == 1 and len(turns[0]["tool_calls"]) == 1 and kind != "clarify"
+                and record["messages"][-1] is turns[0])
     sayable = [s for s in added.get(turns[0]["tool_calls"][0]["function"]["name"], []) if s.said] if one_call else []
     if sayable and rng.random() < P_STATED:
         at = record["messages"].index(turns[0])
