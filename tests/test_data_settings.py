@@ -16,8 +16,9 @@ NAMES = {s.name for s in SETTINGS}
 def _added(plain: dict, offered: dict) -> dict[str, set[str]]:
     """Tool name -> the parameters `offered` has that `plain` lacks."""
     before = {t["function"]["name"]: set(t["function"]["parameters"].get("properties", {})) for t in plain["tools"]}
-    return {t["function"]["name"]: set(t["function"]["parameters"].get("properties", {})) - before[t["function"]["name"]]
-            for t in offered.get("tools") or [] if t["function"]["name"] in before}
+    after = {t["function"]["name"]: set(t["function"]["parameters"].get("properties", {}))
+             for t in offered.get("tools") or []}
+    return {name: props - before[name] for name, props in after.items() if name in before}
 
 
 def test_settings_are_offered_on_called_tools_and_given_only_when_the_request_states_them():

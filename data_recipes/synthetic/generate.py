@@ -84,7 +84,6 @@ def check_share(share, name: str = "prose_schema") -> float:
     return float(share)
 
 
-
 def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None,
              prose_schema: float = 0.0, settings: float | None = None) -> Iterator[dict]:
     """Yield n canonical record dicts (valid under nanoagent.record.Record.from_dict), deterministic for a seed."""

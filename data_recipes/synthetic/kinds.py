@@ -365,7 +365,7 @@ def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, 
     args, values = sample_args(tool, rng)
     second = second_varied(tool, args, key) if key.schema.get("type") in ("string", "integer", "number") else None
     if second is None or (grid and "string" not in (key.schema.get("type"), second.schema.get("type"))):
-        return None  # two numbers crossed (12.8 km and 16 km run in 94 and 24 minutes) pair values that belong together
+        return None  # two numbers crossed ("12.8 km and 16 km run in 94 and 24 minutes") pair what belongs together
     firsts, seconds = [values[key.name]], [values[second.name]]
     for param, drawn in ((key, firsts), (second, seconds)):
         for _ in range(10 * n):
@@ -396,7 +396,7 @@ def two_lists(tool: Tool, k: int, rng: random.Random) -> tuple[list[tuple[Tool, 
         rest = text[spans[1][1]:]
         stop = re.search(r",|;|\b(?:" + "|".join(PHRASE_STARTS) + r")\b", rest)
         at = spans[1][1] + (stop.start() if stop else len(rest))
-        text = text[:at].rstrip() + " respectively" + (" " if stop and not text[at] in ",;" else "") + text[at:]
+        text = text[:at].rstrip() + " respectively" + (" " if stop and text[at] not in ",;" else "") + text[at:]
     return pairs, T.wrap(text, rng)
 
 
