@@ -23,10 +23,11 @@ from data_recipes.synthetic.commands import command_tool
 from data_recipes.synthetic.grammar import tidy_record
 from data_recipes.synthetic.kinds import BUILDERS
 from data_recipes.synthetic.prose_schema import in_prose
+from data_recipes.synthetic.session import session
 from data_recipes.synthetic.settings import P_SETTINGS, with_settings
 from nanoagent.config import check_weights
 
-BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool}
+BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool, "session": session}
 # About one row in five needs no call (BFCL irrelevance and real tool lists); the call kinds in the proportions of
 # BFCL's categories and real traffic; coding rows teach the agent's two tools.
 # broad_tool: live_simple +6.2 (+1.9 to +10.5) at 0.10 in a CPU A/B, irrelevance and parallel unchanged
@@ -37,6 +38,7 @@ BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_too
 # multiple +4.0, parallel -4.5 (-10.5 to +1.5); 0.40 cost the calling suites 7-10 points
 # (train/results/notool-gpu/README.md).
 # The order is part of the stream (rng.choices walks it): no_tool last, as in the measured build.
+# session (several requests against one tool list, session.py) is not in it: a recipe gives it a weight.
 DEFAULT_KINDS: dict[str, float] = {"single": 0.10, "distractor": 0.10, "parallel": 0.11, "parallel_multiple": 0.08,
                                    "multi_turn": 0.10, "clarify": 0.05, "normalize": 0.08, "coding": 0.10,
                                    "broad_tool": 0.05, "command_tool": 0.03, "no_tool": 0.30}
