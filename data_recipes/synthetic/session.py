@@ -35,7 +35,7 @@ from data_recipes.synthetic.kinds import (REFUSALS, assistant_calls, call, other
                                           sample_args, start, tool_turns, wanted)
 
 TURNS = [2, 3, 3]             # requests in a session (a fourth put 15-20% of rows over 1,024 tokens)
-P_UNFIT = 0.25                # a turn past the first two calls that no offered tool fits
+P_UNFIT = 0.25                # a later turn that no offered tool fits (at least two turns call)
 P_PARALLEL = 0.2              # a call turn that asks for 2-3 calls of its tool
 P_LAST_ANSWERED = 0.4         # the last call turn also gets its results and answer
 P_EXTRA = 0.3                 # one more tool, from another domain, offered and never called
@@ -102,6 +102,7 @@ def follow(lead: str, user: str) -> str:
 
 
 def session(rng: random.Random) -> tuple[dict, dict]:
+    """One session row and its info: the tools its calls need and the plan of its turns."""
     called = targets(rng)
     extra = others(rng, set().union(*(related_domains(t.domain) for t in called)), 1) \
         if rng.random() < P_EXTRA else []
