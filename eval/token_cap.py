@@ -9,7 +9,8 @@ and counts as wrong whatever it held, so a four-call parallel_multiple reply tha
 cap, not to the model. Under greedy decoding a reply that stopped before the cap is the same at any larger cap, so
 generating only the cut-off replies again gives, exactly, the suite as it would have scored with the larger cap.
 This prints per suite: the replies cut off, those still cut off at the new cap, those now right, and the accuracy
-as scored and with the larger cap; `--out` keeps the per-item outcomes (before and after) as JSON.
+as scored and with the larger cap; `--out` keeps the per-item outcomes (before and after) as JSON. Each new reply is
+checked to begin as the stored one did (`diverged` counts those that do not, with a warning).
 
 The model must be the one the result was made with (its `model.spec` is checked by file name unless `--force`), and
 the result must be greedy (temperature 0); otherwise the figure would not be exact and this stops with an error. The
@@ -60,6 +61,14 @@ def check_exact(result: dict, model: str, max_tokens: int, force: bool = False) 
     return cap
 
 
+def same_start(stored: str | None, new: str | None) -> bool:
+    """Does the new reply begin with the stored one, as far as the result kept it (replies are stored cut to a few
+    hundred characters)? If not, the backend does not reproduce the result's decoding and the figure is not exact."""
+    stored, new = stored or "", new or ""
+    n = min(len(stored), len(new))
+    return new[:n] == stored[:n]
+
+
 def rescore(backend, result: dict, max_tokens: int, suites: list[str] | None = None, progress=None) -> dict:
     """{suite: {"n", "correct_before", "cut", "still_cut", "now_right", "correct_after", "items": [...]}}: the
     result's cut-off replies generated again at `max_tokens` and scored; every other reply keeps its outcome."""
@@ -73,11 +82,13 @@ def rescore(backend, result: dict, max_tokens: int, suites: list[str] | None = N
         after = run_suite(backend, items, max_tokens=max_tokens, progress=progress)["items"] if items else []
         rows = [{"id": a["id"], "before": stored[a["id"]].get("kind"), "after": a.get("kind"),
                  "correct": bool(a.get("correct")), "finish_reason": a.get("finish_reason"),
-                 "completion_tokens": a.get("completion_tokens"), "reply": a.get("reply")} for a in after]
+                 "completion_tokens": a.get("completion_tokens"), "reply": a.get("reply"),
+                 "same_start": same_start(stored[a["id"]].get("reply"), a.get("reply"))} for a in after]
         now_right = sum(r["correct"] for r in rows)
         was_right = sum(bool(stored[r["id"]].get("correct")) for r in rows)
         out[suite] = {"n": len(stored), "correct_before": before, "cut": len(ids),
                       "still_cut": sum(r["finish_reason"] == "length" for r in rows), "now_right": now_right,
+                      "diverged": sum(not r["same_start"] for r in rows),
                       "correct_after": before - was_right + now_right, "items": rows}
     return out
 
@@ -116,6 +127,9 @@ def main(argv=None) -> int:
         print(f"{suite}: {t['cut']} of {t['n']} replies cut at {cap} tokens; at {args.max_tokens}: "
               f"{t['still_cut']} still cut, {t['now_right']} right; accuracy {100 * t['correct_before'] / t['n']:.1f}"
               f" -> {100 * t['correct_after'] / t['n']:.1f}")
+        if t["diverged"]:
+            print(f"  warning: {t['diverged']} regenerated replies do not begin as the stored ones did: this backend "
+                  "does not decode as the result's did, so the figure is not exact", file=sys.stderr)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"result": args.result, "model": args.model, "cap_before": cap,

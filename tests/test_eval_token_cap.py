@@ -23,7 +23,8 @@ def result(items, max_tokens=256, temperature=0.0, spec="exports/m-q8_0.gguf"):
             "suites": {"simple_python": {"items": items}}}
 
 
-STORED = [{"id": "simple_python_0", "correct": False, "kind": "unclosed_tag", "finish_reason": "length"},
+STORED = [{"id": "simple_python_0", "correct": False, "kind": "unclosed_tag", "finish_reason": "length",
+           "reply": RIGHT_0[:30]},
           {"id": "simple_python_1", "correct": True, "kind": "ok", "finish_reason": "stop"},
           {"id": "simple_python_2", "correct": False, "kind": "wrong_value", "finish_reason": "stop"},
           {"id": "simple_python_3", "correct": False, "kind": "unclosed_tag", "finish_reason": "length"}]
@@ -43,6 +44,13 @@ def test_cut_replies_are_generated_again_and_the_suite_rescored():
     assert [(r["id"], r["before"], r["after"]) for r in t["items"]] == [
         ("simple_python_0", "unclosed_tag", "ok"), ("simple_python_3", "unclosed_tag", "no_call")]
     assert len(backend.calls) == 2                       # the two replies that stopped were not generated again
+    assert t["diverged"] == 0
+
+
+def test_a_reply_that_does_not_begin_as_stored_is_counted():
+    stored = [dict(STORED[0], reply="<tool_call>\n{\"name\": \"other\"")]
+    t = rescore(ScriptedBackend([RIGHT_0]), result(stored), max_tokens=512)["simple_python"]
+    assert t["diverged"] == 1 and t["items"][0]["same_start"] is False
 
 
 @pytest.mark.parametrize("change, words", [
