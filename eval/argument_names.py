@@ -30,7 +30,8 @@ import sys
 from collections import Counter
 
 from eval.compare import CompareError, read_result
-from nanoagent.checker import check_calls, spec_index
+from eval.optional_args import cost_of
+from nanoagent.checker import spec_index
 from nanoagent.suites import SuiteError, load_suite
 
 SCHEMA_WORDS = frozenset({"required", "default", "enum", "properties", "type", "description", "items", "minimum",
@@ -85,10 +86,7 @@ def unknown_keys(item, reply: dict) -> list[tuple[int, str, str]]:
 
 def right_without(item, reply: dict, keys: list[tuple[int, str, str]]) -> bool:
     """Would the reply be right with those keys dropped?"""
-    dropped = {(i, k) for i, k, _ in keys}
-    calls = [dict(c, arguments={k: v for k, v in c["arguments"].items() if (i, k) not in dropped})
-             if isinstance(c.get("arguments"), dict) else c for i, c in enumerate(reply.get("calls") or [])]
-    return check_calls(calls, item.answers, item.functions).correct
+    return cost_of(item, reply, [(index, key) for index, key, _ in keys])
 
 
 def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
