@@ -30,9 +30,8 @@ import sys
 from collections import Counter
 
 from eval.compare import CompareError, read_result
-from eval.optional_args import cost_of
+from eval.optional_args import calling_suites, cost_of
 from nanoagent.checker import spec_index
-from nanoagent.suites import SuiteError, load_suite
 
 SCHEMA_WORDS = frozenset({"required", "default", "enum", "properties", "type", "description", "items", "minimum",
                           "maximum", "format", "pattern", "parameters", "additionalProperties", "optional"})
@@ -120,18 +119,7 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
 
 def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
     """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
-    out = {}
-    for suite, data in result.get("suites", {}).items():
-        if suites and suite not in suites:
-            continue
-        try:
-            items = load_suite(suite)[0]
-        except SuiteError:
-            continue
-        if not items or items[0].expect != "calls":
-            continue
-        out[suite] = count_suite(items, {r.get("id"): r for r in data.get("items", [])}, examples)
-    return out
+    return {suite: count_suite(items, replies, examples) for suite, items, replies in calling_suites(result, suites)}
 
 
 def main(argv=None) -> int:

@@ -125,9 +125,9 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
             "most_overfilled": over_by.most_common(examples), "overfilled_shown": over_shown}
 
 
-def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
-    """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
-    out = {}
+def calling_suites(result: dict, suites: list[str] | None = None):
+    """(suite, items, replies by id) for every suite of a result that expects calls (and is in `suites`, if given);
+    suites this checkout cannot load are skipped."""
     for suite, data in result.get("suites", {}).items():
         if suites and suite not in suites:
             continue
@@ -135,11 +135,13 @@ def count_result(result: dict, suites: list[str] | None = None, examples: int = 
             items = load_suite(suite)[0]
         except SuiteError:
             continue
-        if not items or items[0].expect != "calls":
-            continue
-        replies = {r.get("id"): r for r in data.get("items", [])}
-        out[suite] = count_suite(items, replies, examples)
-    return out
+        if items and items[0].expect == "calls":
+            yield suite, items, {r.get("id"): r for r in data.get("items", [])}
+
+
+def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
+    """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
+    return {suite: count_suite(items, replies, examples) for suite, items, replies in calling_suites(result, suites)}
 
 
 def share(given: int, called: int) -> str:

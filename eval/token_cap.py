@@ -78,7 +78,8 @@ def rescore(backend, result: dict, max_tokens: int, suites: list[str] | None = N
     for suite, ids in cut_ids(result, suites).items():
         stored = {r["id"]: r for r in result["suites"][suite].get("items", [])}
         before = sum(bool(r.get("correct")) for r in stored.values())
-        items = [] if not ids else [it for it in load_suite(suite)[0] if it.id in set(ids)]
+        wanted = set(ids)
+        items = [it for it in load_suite(suite)[0] if it.id in wanted] if wanted else []
         after = run_suite(backend, items, max_tokens=max_tokens, progress=progress)["items"] if items else []
         rows = [{"id": a["id"], "before": stored[a["id"]].get("kind"), "after": a.get("kind"),
                  "correct": bool(a.get("correct")), "finish_reason": a.get("finish_reason"),

@@ -89,4 +89,6 @@ def _talk(rng):
     return q, a, {"education", "language", "books"}
 
 
-GENERAL = [_capital, _arith, _joke, _abbr, _fact, _talk, _talk]
+# questions with one answer; small talk ("ok bye", "Hi!") only opens or ends a conversation (session.py leaves it out)
+QUESTIONS = [_capital, _arith, _joke, _abbr, _fact]
+GENERAL = QUESTIONS + [_talk, _talk]

@@ -30,19 +30,16 @@ from data_recipes.synthetic import phrasing as T
 from data_recipes.synthetic import results as R
 from data_recipes.synthetic import values as V
 from data_recipes.synthetic.catalogue import Tool
-from data_recipes.synthetic.chitchat import GENERAL, related_domains
+from data_recipes.synthetic.chitchat import QUESTIONS, related_domains
 from data_recipes.synthetic.kinds import (REFUSALS, assistant_calls, call, others, pick_tool, same_tool_calls,
                                           sample_args, start, tool_turns, wanted)
 
-TURNS = [2, 3, 3]             # requests in a session (a fourth put 15-20% of rows over 1,024 tokens)
+TURNS = [2, 3, 3]             # requests in a session (with a fourth, 20% of rows ran over 1,024 tokens; now 15%)
 P_UNFIT = 0.25                # a later turn that no offered tool fits (at least two turns call)
 P_PARALLEL = 0.2              # a call turn that asks for 2-3 calls of its tool
 P_LAST_ANSWERED = 0.4         # the last call turn also gets its results and answer
 P_EXTRA = 0.3                 # one more tool, from another domain, offered and never called
 LEADS = ["", "", "", "Thanks. ", "Great. ", "OK. ", "One more thing. ", "Next one. "]
-# general questions with one answer (capitals, sums, facts, jokes); small talk ("ok bye", "Hi!") would end or
-# restart the conversation mid-session
-QUESTIONS = [g for g in GENERAL if g.__name__ != "_talk"]
 
 
 def targets(rng: random.Random) -> list[Tool]:
