@@ -191,7 +191,7 @@ def _load_all(recipe: Recipe, stats: dict, say) -> list[tuple[str, list]]:
                 s.update(origin="unavailable", note=str(err), raw=0)
                 loaded.append((e.id, []))
                 continue
-            rows = SyntheticRows(e.rows, recipe.seed, e.kinds, e.prose_schema, e.settings)
+            rows = SyntheticRows(e.rows, recipe.seed, e.kinds, e.prose_schema, e.settings, e.settings_stated)
             s.update(origin="generated", note="", raw=len(rows))
         else:
             rows, origin, note = load_rows(e, hub_ok)

@@ -104,8 +104,10 @@ def load_rows(entry: SourceEntry, hub_ok: bool):
 class SyntheticRows:
     """Rows of data_recipes.synthetic made on demand, by index, so the workers generate them in parallel."""
 
-    def __init__(self, n: int, seed: int, kinds=None, prose_schema: float = 0.0, settings: float | None = None):
-        self.n, self.seed, self.kinds, self.prose_schema, self.settings = n, seed, kinds, prose_schema, settings
+    def __init__(self, n: int, seed: int, kinds=None, prose_schema: float = 0.0, settings: float | None = None,
+                 settings_stated: float | None = None):
+        self.n, self.seed, self.kinds, self.prose_schema = n, seed, kinds, prose_schema
+        self.settings, self.settings_stated = settings, settings_stated
 
     def __len__(self) -> int:
         return self.n
@@ -115,10 +117,10 @@ class SyntheticRows:
 
         if hasattr(synthetic, "example"):  # row i depends only on (i, seed): any slice, any process
             mix = synthetic.check_kinds(self.kinds)
-            return [synthetic.example(i, self.seed, mix, self.prose_schema, self.settings)[0]
+            return [synthetic.example(i, self.seed, mix, self.prose_schema, self.settings, self.settings_stated)[0]
                     for i in range(start, end)]
         return list(synthetic.generate(self.n, self.seed, kinds=self.kinds, prose_schema=self.prose_schema,
-                                       settings=self.settings))[start:end]
+                                       settings=self.settings, settings_stated=self.settings_stated))[start:end]
 
 
 def rows_slice(data, start: int, end: int) -> list:

@@ -56,6 +56,7 @@ class SourceEntry:
     kinds: dict | list | None = None     # synthetic only: kinds (list) or kind -> weight (dict)
     prose_schema: float = 0.0            # synthetic only: share of rows whose tools say choices/defaults in prose
     settings: float | None = None        # synthetic only: share of call rows offering generic optional settings
+    settings_stated: float | None = None  # synthetic only: share of the one-call rows with settings that state one
     check_split: bool = True             # validate config/split against the catalogue
 
 
@@ -213,7 +214,7 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
                 from data_recipes.synthetic import check_kinds, check_share
             except ImportError:
                 continue  # the build reports the missing generator
-            for name in ("prose_schema", "settings"):
+            for name in ("prose_schema", "settings", "settings_stated"):
                 try:
                     if getattr(e, name) is not None:
                         check_share(getattr(e, name), name)
@@ -229,8 +230,9 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
             raise RecipeError(f"{where}.kinds: only the synthetic source has kinds")
         if e.prose_schema:
             raise RecipeError(f"{where}.prose_schema: only the synthetic source has prose_schema")
-        if e.settings is not None:
-            raise RecipeError(f"{where}.settings: only the synthetic source has settings")
+        for name in ("settings", "settings_stated"):
+            if getattr(e, name) is not None:
+                raise RecipeError(f"{where}.{name}: only the synthetic source has {name}")
         if e.path and e.path != "fixture":
             p = Path(e.path) if Path(e.path).is_absolute() else (Path.cwd() / e.path)
             if not p.exists() and (base / e.path).exists():

@@ -83,3 +83,34 @@ def test_settings_off_and_bad_shares():
     assert rows != list(generate(60, seed=2)), "the default offers settings on some rows"
     with pytest.raises(ValueError, match="settings is the share"):
         next(generate(1, settings=1.5))
+
+
+def test_settings_unstated_offers_the_same_settings_and_never_gives_one():
+    """`settings_stated=0` offers the very settings the default does, on the same rows, but no request states one and
+    no call gives one: the row is the default's with any stated sentence and its argument taken out."""
+    stated_rows = 0
+    for i in range(300):
+        default, _ = example(i, 4, DEFAULT_KINDS)
+        unstated, _ = example(i, 4, DEFAULT_KINDS, settings_stated=0)
+        plain, _ = example(i, 4, DEFAULT_KINDS, settings=0)
+        assert unstated["tools"] == default["tools"]
+        assert unstated["messages"] == plain["messages"], "nothing stated, nothing given"
+        stated_rows += default["messages"] != plain["messages"]
+    assert stated_rows > 0, "the default states settings in some of these rows"
+    with pytest.raises(ValueError, match="settings_stated is the share"):
+        next(generate(1, settings_stated=-0.1))
+
+
+def test_the_unasked_recipe_is_the_default_with_settings_never_stated():
+    import yaml
+
+    from data_recipes.recipe import load_recipe, validate
+
+    recipe = load_recipe("data_recipes/recipes/unasked-ab.yaml")
+    validate(recipe)
+    default = yaml.safe_load(open("data_recipes/recipes/default.yaml"))
+    unasked = yaml.safe_load(open("data_recipes/recipes/unasked-ab.yaml"))
+    assert unasked["sources"][0] == {**default["sources"][0], "settings_stated": 0}
+    assert unasked["sources"][1:] == default["sources"][1:]
+    assert {k: v for k, v in unasked.items() if k not in ("name", "out", "sources")} == \
+        {k: v for k, v in default.items() if k not in ("name", "out", "sources")}

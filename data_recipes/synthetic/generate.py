@@ -24,7 +24,7 @@ from data_recipes.synthetic.grammar import tidy_record
 from data_recipes.synthetic.kinds import BUILDERS
 from data_recipes.synthetic.prose_schema import in_prose
 from data_recipes.synthetic.session import session
-from data_recipes.synthetic.settings import P_SETTINGS, with_settings
+from data_recipes.synthetic.settings import P_SETTINGS, P_STATED, with_settings
 from nanoagent.config import check_weights
 
 BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_tool": command_tool, "session": session}
@@ -54,11 +54,12 @@ def check_kinds(kinds: dict | list | None) -> dict[str, float]:
 
 
 def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.0,
-            settings: float | None = None) -> tuple[dict, dict]:
+            settings: float | None = None, settings_stated: float | None = None) -> tuple[dict, dict]:
     """Row i of the stream as (record, info); info names the tools the request needs (used by tests).
 
     `settings` (default settings.P_SETTINGS) is the share of call rows whose called tools also offer generic optional
-    settings (settings.py). With `prose_schema` > 0, that share of rows has its tools' choices and defaults written
+    settings (settings.py), and `settings_stated` (default settings.P_STATED) the share of the rows that may state one
+    whose request does. With `prose_schema` > 0, that share of rows has its tools' choices and defaults written
     into the descriptions (prose_schema.py). Both draw from generators of their own, so that the rows themselves stay
     those of the stream."""
     rng = random.Random(f"{seed}:{i}")
@@ -68,7 +69,8 @@ def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.
     tidy_record(record)  # "for 1 passenger", "an 85 m bar" (grammar.py; since session 45)
     share = P_SETTINGS if settings is None else settings
     if share > 0:  # since session 46
-        with_settings(record, kind, random.Random(f"{seed}:{i}:settings"), share)
+        with_settings(record, kind, random.Random(f"{seed}:{i}:settings"), share,
+                      P_STATED if settings_stated is None else settings_stated)
     if prose_schema > 0:
         style = random.Random(f"{seed}:{i}:prose")
         if style.random() < prose_schema:
@@ -78,21 +80,24 @@ def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.
 
 
 def check_share(share, name: str = "prose_schema") -> float:
-    """A share of rows in [0, 1] for `prose_schema` or `settings`; ValueError otherwise."""
+    """A share of rows in [0, 1] for `prose_schema`, `settings` or `settings_stated`; ValueError otherwise."""
     what = {"prose_schema": "rows whose tools say their choices in prose",
-            "settings": "call rows whose called tools offer generic optional settings"}[name]
+            "settings": "call rows whose called tools offer generic optional settings",
+            "settings_stated": "one-call rows with settings whose request states one"}[name]
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
         raise ValueError(f"{name} is the share of {what}: give a number from 0 to 1, not {share!r}")
     return float(share)
 
 
 def generate(n: int, seed: int = 0, kinds: dict[str, float] | list[str] | None = None,
-             prose_schema: float = 0.0, settings: float | None = None) -> Iterator[dict]:
+             prose_schema: float = 0.0, settings: float | None = None,
+             settings_stated: float | None = None) -> Iterator[dict]:
     """Yield n canonical record dicts (valid under nanoagent.record.Record.from_dict), deterministic for a seed."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"generate needs a row count n >= 0, got {n!r}")
     mix = check_kinds(kinds)
     share = check_share(prose_schema, "prose_schema")
     offered = None if settings is None else check_share(settings, "settings")
+    stated = None if settings_stated is None else check_share(settings_stated, "settings_stated")
     for i in range(n):
-        yield example(i, seed, mix, share, offered)[0]
+        yield example(i, seed, mix, share, offered, stated)[0]

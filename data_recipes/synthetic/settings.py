@@ -13,7 +13,8 @@ with one call the request also states one of them ("Limit it to 5 results."; onl
 and not in clarify rows, whose last user turn answers a question) and the call carries it. The draws come from the
 rng the caller passes, so the rows of the stream stay as they were apart from these settings.
 
-Run: through data_recipes.synthetic.generate (on by default); `generate(..., settings=0)` turns it off.
+Run: through data_recipes.synthetic.generate (on by default); `generate(..., settings=0)` turns it off, and
+`generate(..., settings_stated=0)` offers the settings without ever stating one (every one unasked).
 """
 
 from __future__ import annotations
@@ -104,8 +105,10 @@ def _said(setting: Setting, rng: random.Random) -> tuple[str, object]:
     return text.format(v=spoken), value
 
 
-def with_settings(record: dict, kind: str, rng: random.Random, share: float = P_SETTINGS) -> dict:
-    """The record with settings added to its called tools' specs (in place; see the module docstring)."""
+def with_settings(record: dict, kind: str, rng: random.Random, share: float = P_SETTINGS,
+                  stated: float = P_STATED) -> dict:
+    """The record with settings added to its called tools' specs (in place; see the module docstring); `stated` is the
+    share of the rows that may state one whose request does."""
     if kind not in KINDS or rng.random() >= share:
         return record
     turns = [m for m in record["messages"] if m.get("tool_calls")]
@@ -126,7 +129,7 @@ def with_settings(record: dict, kind: str, rng: random.Random, share: float = P_
     one_call = (len(turns) == 1 and len(turns[0]["tool_calls"]) == 1 and kind != "clarify"
                 and record["messages"][-1] is turns[0])
     sayable = [s for s in added.get(turns[0]["tool_calls"][0]["function"]["name"], []) if s.said] if one_call else []
-    if sayable and rng.random() < P_STATED:
+    if sayable and rng.random() < stated:
         at = record["messages"].index(turns[0])
         user = record["messages"][at - 1]
         if user.get("role") == "user" and isinstance(user.get("content"), str):
