@@ -12,6 +12,8 @@ Kinds (the `kind` in each record's meta):
 - normalize: arguments the user states loosely (numbers in words, currency names, country names, spelled-out
   dates, odd casing) that the call must normalise.
 - parallel_multiple: two or three different tools in one turn, some of them called more than once (2-6 calls).
+- sibling_multiple: the same within one domain (sibling functions called together, more siblings offered); not in
+  the default mix, a recipe gives it a weight.
 - clarify: a required argument is missing from the request -> the assistant asks for it, the user answers, the
   assistant calls. In half of them (`bare`) the request states no value at all ("Pull up the order, please.") and
   the question asks for every required one.
@@ -557,6 +559,36 @@ def parallel_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, d
         t = pick_tool(rng, lambda t: t.domain not in used and bool(t.required()))
         used |= related_domains(t.domain)
         targets.append(t)
+    msgs = several_tools(targets, rng, p_twice)
+    rec = {"messages": msgs, "tools": offered(rng, targets, rng.randint(0, 2))}
+    return rec, {"needs": sorted({t.name for t in targets})}
+
+
+def sibling_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, dict]:
+    """parallel_multiple within one domain: two or three sibling functions called in one turn (the area and the
+    circumference of a circle), with 0-2 more siblings offered and not called, and 0-1 tools from elsewhere.
+
+    parallel_multiple draws its tools from unrelated domains, so no training row called two functions of one family
+    in a turn; BFCL's parallel_multiple mostly does (a third of its tool lists hold two names with one first word, as
+    `circle.calculate_area` and `circle.calculate_circumference`; 10% of the kind's rows did). Models trained
+    without it blended the offered names (`circle.calculate_perimeter`) and gave one function another's parameters."""
+    while True:
+        first = pick_tool(rng, lambda t: t.name in with_siblings() and bool(t.required()))
+        pool = [t for t in siblings(first) if t.required()]
+        if pool:
+            break
+    called = rng.sample(pool, min(len(pool), rng.choice([1, 1, 2])))
+    targets = [first] + called
+    msgs = several_tools(targets, rng, p_twice)
+    spare = [t for t in siblings(first) if t not in called]
+    tools = targets + rng.sample(spare, min(len(spare), rng.randint(0, 2)))
+    tools += others(rng, related_domains(first.domain), rng.randint(0, 1))
+    rng.shuffle(tools)
+    return {"messages": msgs, "tools": [t.spec() for t in tools]}, {"needs": sorted({t.name for t in targets})}
+
+
+def several_tools(targets: list[Tool], rng: random.Random, p_twice: float) -> list[dict]:
+    """The messages of one turn calling each target, a second time with another value with probability p_twice."""
     pairs, clauses = [], []
     for j, t in enumerate(targets):
         args, values = sample_args(t, rng)
@@ -571,9 +603,7 @@ def parallel_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, d
         clauses.append(text)
     joiner = rng.choice([" and ", ". Also, ", "; then ", ". And "])
     user = T.wrap(joiner.join(clauses), rng)
-    msgs = start(rng) + [{"role": "user", "content": user}, assistant_calls([call(t, a) for t, a in pairs])]
-    rec = {"messages": msgs, "tools": offered(rng, targets, rng.randint(0, 2))}
-    return rec, {"needs": sorted({t.name for t in targets})}
+    return start(rng) + [{"role": "user", "content": user}, assistant_calls([call(t, a) for t, a in pairs])]
 
 
 ASK_FOR = ["What {d} should I use?", "Sure, what's the {d}?", "I need the {d} to do that. What is it?",
@@ -648,4 +678,4 @@ def clarify(rng: random.Random, p_bare: float = 0.5) -> tuple[dict, dict]:
 
 BUILDERS = {"single": single, "parallel": parallel, "multi_turn": multi_turn, "no_tool": no_tool,
             "distractor": distractor, "normalize": normalize, "parallel_multiple": parallel_multiple,
-            "clarify": clarify}
+            "clarify": clarify, "sibling_multiple": sibling_multiple}
