@@ -220,6 +220,9 @@ def validate(recipe: Recipe, base: Path = Path(".")) -> None:
                         check_share(getattr(e, name), name)
                 except ValueError as err:
                     raise RecipeError(f"{where}.{name}: {err}") from None
+            if e.settings == 0 and e.settings_stated is not None:
+                raise RecipeError(f"{where}.settings_stated: with settings 0 no row offers a setting to state; "
+                                  "remove settings_stated or give settings a share above 0")
             if e.kinds is not None:
                 try:
                     check_kinds(e.kinds)

@@ -7,21 +7,22 @@
 Accuracy says how many replies were right, not where the others went wrong, and a data change often moves one
 stage: a model that loops to the token cap more, declines less, or picks the wrong function. nanoagent/scoring.py
 gives every item one `kind`: the parser's for a reply it cannot read, else the checker's first failure (with
-"+bad_arguments" when the call also breaks the offered JSON Schema). This counts them per suite in this order:
+"+bad_arguments" when a wrong reply also breaks the offered JSON Schema). This counts them per suite in this order:
 
     right                   the checker accepts the reply
     declined                no call where one was due (no_call)
     called                  a call where none was due (irrelevance suites: called_irrelevant)
     no parsable call        cut at the token cap with a call open; a call tag left open otherwise; not JSON;
                             a tool name that is not offered
-    wrong function          wrong_name
     wrong number of calls   wrong_count
+    wrong function          the right number of calls, but an expected function has none (wrong_name)
     argument names          a required argument left out; an argument not expected (the function lacks it, or
                             BFCL's answer has no place for it: an optional one nobody asked for)
     argument values         wrong_type; wrong_value; an optional argument the answer needs left out
 
-and, under it, how many of the replies that parsed broke the offered schema. Each argument is one run (files with
-the same label are one run scored suite by suite, as in eval.compare); a run lacking a suite shows "-" there.
+(the checker's own order: a reply with the wrong count is never asked which function it missed), and under it how
+many replies broke the offered JSON Schema, right or wrong (a right one keeps kind "ok"). Each argument is one run
+(files with the same label are one run scored suite by suite, as in eval.compare); a run lacking a suite shows "-".
 Left out: why a value was wrong (eval.values), which names were made up (eval.argument_names), the counts
 themselves (eval.call_counts).
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 
 from eval.compare import CompareError, read_arm
 
@@ -44,8 +46,8 @@ STAGES = [
     ("no parsable call: call tag left open", ("unclosed_tag",)),
     ("no parsable call: not JSON", ("not_json",)),
     ("no parsable call: tool not offered", ("unknown_tool",)),
-    ("wrong function", ("wrong_name",)),
     ("wrong number of calls", ("wrong_count",)),
+    ("right count, an expected function not called", ("wrong_name",)),
     ("argument names: required one left out", ("missing_required",)),
     ("argument names: one not expected (the function lacks it, or the answer has no place for it)",
      ("unexpected_argument",)),
@@ -58,19 +60,16 @@ KNOWN = {k for _, kinds in STAGES for k in kinds}
 
 def stage_of(item: dict) -> str:
     """The kind an item is counted under: its kind without the schema suffix, unclosed tags split by the cap."""
-    kind = str(item.get("kind") or "ok").removesuffix(SCHEMA)
+    kind = str(item.get("kind") or ("ok" if item.get("correct") else "unknown")).removesuffix(SCHEMA)
     if kind == "unclosed_tag" and item.get("finish_reason") == "length":
         return "unclosed_tag@length"
     return kind
 
 
 def count_suite(items: list[dict]) -> dict:
-    """{"n", "kinds": {kind: count}, "schema_invalid": parsed replies whose calls break the offered schema}."""
-    kinds: dict[str, int] = {}
-    for item in items:
-        kinds[stage_of(item)] = kinds.get(stage_of(item), 0) + 1
-    return {"n": len(items), "kinds": kinds,
-            "schema_invalid": sum(str(i.get("kind", "")).endswith(SCHEMA) for i in items)}
+    """{"n", "kinds": {kind: count}, "schema_invalid": replies whose calls break the offered schema, right or not}."""
+    return {"n": len(items), "kinds": dict(Counter(stage_of(i) for i in items)),
+            "schema_invalid": sum("schema_error" in i or str(i.get("kind", "")).endswith(SCHEMA) for i in items)}
 
 
 def count_runs(runs: list[dict], suites: list[str] | None = None) -> dict:
@@ -86,8 +85,9 @@ def count_runs(runs: list[dict], suites: list[str] | None = None) -> dict:
 
 def render(suite: str, counts: dict) -> str:
     labels = list(counts)
-    lines = [f"{suite}: replies by the stage where they first fail (count, % of the suite)",
-             "| stage | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    head = [x if counts[x] is None else f"{x} (n={counts[x]['n']})" for x in labels]
+    lines = [f"{suite}: replies by the stage where they first fail (count, % of the run's items)",
+             "| stage | " + " | ".join(head) + " |", "|---" * (len(labels) + 1) + "|"]
 
     def cell(c: dict | None, kinds) -> str:
         if c is None:
@@ -102,7 +102,7 @@ def render(suite: str, counts: dict) -> str:
         if all(c is None or not sum(c["kinds"].get(k, 0) for k in kinds) for c in counts.values()):
             continue  # a stage no run reached (e.g. "called" outside the irrelevance suites)
         lines.append(f"| {label} | " + " | ".join(cell(counts[x], kinds) for x in labels) + " |")
-    lines.append("| (of the parsed calls: breaks the offered schema) | "
+    lines.append("| (breaks the offered schema, right or wrong) | "
                  + " | ".join("-" if counts[x] is None else str(counts[x]["schema_invalid"]) for x in labels) + " |")
     return "\n".join(lines)
 
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
         if twice:
             raise CompareError(f"two arguments hold the same run ({', '.join(twice)}): comma-join the files of one "
                                "run into one argument")
-        counts = count_runs(runs, [s for s in (args.suites or "").split(",") if s] or None)
+        counts = count_runs(runs, [s.strip() for s in (args.suites or "").split(",") if s.strip()] or None)
     except CompareError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

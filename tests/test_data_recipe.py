@@ -58,6 +58,8 @@ def test_precedence_defaults_yaml_overrides(tmp_path):
     ({"sources": [{"id": "xlam", "settings": 0.5}]}, "only the synthetic source has settings"),
     ({"sources": [{"id": "synthetic", "rows": 5, "settings_stated": 1.5}]}, r"settings_stated: .*from 0 to 1, not 1.5"),
     ({"sources": [{"id": "xlam", "settings_stated": 0}]}, "only the synthetic source has settings_stated"),
+    ({"sources": [{"id": "synthetic", "rows": 5, "settings": 0, "settings_stated": 0.5}]},
+     "settings_stated: with settings 0 no row offers a setting"),
     ({"sources": []}, "names no sources"),
     ({"sources": [{"id": "xlam"}, {"id": "xlam"}]}, "listed twice"),
 ])

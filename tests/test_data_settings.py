@@ -3,6 +3,8 @@
 Run: .venv/bin/python -m pytest tests/test_data_settings.py -q
 """
 
+from pathlib import Path
+
 import pytest
 
 from data_recipes.synthetic import DEFAULT_KINDS, example, generate
@@ -108,8 +110,8 @@ def test_the_unasked_recipe_is_the_default_with_settings_never_stated():
 
     recipe = load_recipe("data_recipes/recipes/unasked-ab.yaml")
     validate(recipe)
-    default = yaml.safe_load(open("data_recipes/recipes/default.yaml"))
-    unasked = yaml.safe_load(open("data_recipes/recipes/unasked-ab.yaml"))
+    default = yaml.safe_load(Path("data_recipes/recipes/default.yaml").read_text())
+    unasked = yaml.safe_load(Path("data_recipes/recipes/unasked-ab.yaml").read_text())
     assert unasked["sources"][0] == {**default["sources"][0], "settings_stated": 0}
     assert unasked["sources"][1:] == default["sources"][1:]
     assert {k: v for k, v in unasked.items() if k not in ("name", "out", "sources")} == \

@@ -40,4 +40,5 @@ def test_the_ab_recipe_moves_weight_to_siblings_and_keeps_the_no_call_share():
     kinds = next(s for s in recipe.sources if s.id == "synthetic").kinds
     assert kinds["sibling_multiple"] > 0 and set(kinds) == set(DEFAULT_KINDS) | {"sibling_multiple"}
     assert sum(kinds.values()) == pytest.approx(sum(DEFAULT_KINDS.values()))
-    assert kinds["no_tool"] == DEFAULT_KINDS["no_tool"]
+    changed = {k: (DEFAULT_KINDS[k], kinds[k]) for k in DEFAULT_KINDS if kinds[k] != DEFAULT_KINDS[k]}
+    assert changed == {"single": (0.10, 0.06), "parallel_multiple": (0.08, 0.04)}, "no_tool and the rest as default"

@@ -19,8 +19,11 @@ def result(path, label, suite, kinds):
 def test_unclosed_tags_split_by_the_cap_and_the_schema_suffix_counted_apart():
     assert stage_of({"kind": "unclosed_tag", "finish_reason": "length"}) == "unclosed_tag@length"
     assert stage_of({"kind": "unclosed_tag", "finish_reason": "stop"}) == "unclosed_tag"
-    counts = count_suite([{"kind": "wrong_value+bad_arguments"}, {"kind": "wrong_value"}, {"kind": "ok"}])
-    assert counts == {"n": 3, "kinds": {"wrong_value": 2, "ok": 1}, "schema_invalid": 1}
+    counts = count_suite([{"kind": "wrong_value+bad_arguments", "schema_error": "x"}, {"kind": "wrong_value"},
+                          {"kind": "ok", "correct": True, "schema_error": "an enum value BFCL does not check"}])
+    assert counts == {"n": 3, "kinds": {"wrong_value": 2, "ok": 1}, "schema_invalid": 2}
+    # an item without a kind is counted by its verdict, never as right by default
+    assert stage_of({"correct": False}) == "unknown" and stage_of({"correct": True}) == "ok"
 
 
 def test_runs_side_by_side_with_a_missing_suite_and_an_unknown_kind(tmp_path, capsys):
@@ -35,7 +38,8 @@ def test_runs_side_by_side_with_a_missing_suite_and_an_unknown_kind(tmp_path, ca
     assert "| no parsable call: call tag left open | 0 (0.0%) | 1 (25.0%) |" in out
     assert "| other: backend_error | 0 (0.0%) | 1 (25.0%) |" in out
     assert "| declined | 1 (50.0%) | - |" in out   # B scored no simple_python
-    assert "wrong function" not in out              # a stage no run reached is left out
+    assert "expected function not called" not in out   # a stage no run reached is left out
+    assert "| stage | A (n=4) | B (n=4) |" in out
     assert main([a, b, "--suites", "parallel", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["parallel"]["A"]["kinds"] == {"ok": 1, "unclosed_tag@length": 2, "wrong_count": 1}

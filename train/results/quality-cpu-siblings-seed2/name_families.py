@@ -4,16 +4,18 @@
 
 For every offered tool list with two or more tools, over its pairs of names: the share whose first word (split at
 '.' and '_') is the same (`circle.calculate_area`, `circle.calculate_circumference`), the share of lists holding at
-least one such pair, and the mean difflib similarity of the two names; and how many BFCL parallel_multiple items
-call two functions of one first word. BFCL from the bfcl-eval wheel; the synthetic
-kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple (seed 11). A proxy for "tools of
+least one such pair, and the mean difflib similarity of the two names; and how many BFCL parallel_multiple items,
+and how many assistant turns of each synthetic kind, call two functions of one first word; and how many of two
+runs' parallel_multiple replies name a tool not offered that is close to an offered name. BFCL from the bfcl-eval
+wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple (seed 11). A proxy for "tools of
 one family offered and called together": a shared verb (`get_...`) counts too.
 """
 
 import itertools
+import json
 import re
 import statistics
-from difflib import SequenceMatcher
+from difflib import SequenceMatcher, get_close_matches
 
 from data_recipes.synthetic import DEFAULT_KINDS, example
 from nanoagent.suites import load_suite
@@ -33,6 +35,26 @@ def families(lists: list[list[str]]) -> str:
             f"mean name similarity {similar:.2f}")
 
 
+def calls_one_family(called: list[list[str]]) -> int:
+    """How many of these lists of called function names hold two with one first word."""
+    return sum(any(first_word(a) == first_word(b) for a, b in itertools.combinations(sorted(set(c)), 2))
+               for c in called)
+
+
+def unknown_tools(path: str) -> str:
+    """A result file's parallel_multiple replies that name a tool not offered, and how many of those names are close
+    to an offered one (difflib ratio >= 0.8: `circle.calculate_perimeter` among `circle.calculate_area`, ...)."""
+    items = json.loads(open(path).read())["suites"]["parallel_multiple"]["items"]
+    near, shown = 0, []
+    unknown = [i for i in items if i["kind"] == "unknown_tool"]
+    for item in unknown:
+        m = re.search(r"Unknown tool '(.*?)'\. Available tools: (.*)\.$", item["message"], re.S)
+        if m and get_close_matches(m.group(1), [a.strip() for a in m.group(2).split(",")], 1, 0.8):
+            near += 1
+            shown.append(m.group(1))
+    return f"{len(unknown)} replies name a tool not offered, {near} close to an offered name ({', '.join(shown[:3])})"
+
+
 def names(tools) -> list[str]:
     return [t["function"]["name"] if "function" in t else t["name"] for t in tools or []]
 
@@ -42,19 +64,24 @@ def main() -> None:
         lists = [n for n in (names(item.tools) for item in load_suite(suite)[0]) if len(n) > 1]
         print(f"BFCL {suite}: {families(lists)}")
     items = load_suite("parallel_multiple")[0]
-    called = [sorted({next(iter(call)) for call in item.answers}) for item in items]
-    both = sum(any(first_word(a) == first_word(b) for a, b in itertools.combinations(c, 2)) for c in called)
-    print(f"BFCL parallel_multiple: {both} of {len(items)} items call two functions with one first word")
+    called = [[next(iter(call)) for call in item.answers] for item in items]
+    print(f"BFCL parallel_multiple: {calls_one_family(called)} of {len(items)} items call two functions with one "
+          "first word")
     by_kind: dict[str, list[list[str]]] = {}
-    for i in range(4000):
-        row, info = example(i, 0, DEFAULT_KINDS)
+    calls: dict[str, list[list[str]]] = {}
+    rows = [example(i, 0, DEFAULT_KINDS) for i in range(4000)]
+    rows += [example(i, 11, {"sibling_multiple": 1.0}) for i in range(1500)]
+    for row, info in rows:
         if len(names(row.get("tools"))) > 1:
             by_kind.setdefault(info["kind"], []).append(names(row["tools"]))
-    for i in range(1500):
-        row, info = example(i, 11, {"sibling_multiple": 1.0})
-        by_kind.setdefault(info["kind"], []).append(names(row["tools"]))
+        turns = [[c["function"]["name"] for c in m["tool_calls"]] for m in row["messages"] if m.get("tool_calls")]
+        calls.setdefault(info["kind"], []).extend(turns)
     for kind in ("single", "distractor", "parallel", "parallel_multiple", "multi_turn", "sibling_multiple"):
-        print(f"synthetic {kind}: {families(by_kind[kind])}")
+        print(f"synthetic {kind}: {families(by_kind[kind])}; turns calling two functions with one first word "
+              f"{calls_one_family(calls[kind])} of {len(calls[kind])}")
+    for arm in ("b46-seed2", "settings-seed2"):
+        path = f"eval/results/quality/toolcall_quality-cpu-{arm}-q8_0-parallel_multiple.json"
+        print(f"{arm} on parallel_multiple: {unknown_tools(path)}")
 
 
 if __name__ == "__main__":
