@@ -7,8 +7,8 @@ For every offered tool list with two or more tools, over its pairs of names: the
 least one such pair, and the mean difflib similarity of the two names; and how many BFCL parallel_multiple items,
 and how many assistant turns of each synthetic kind, call two functions of one first word; and how many of two
 runs' parallel_multiple replies name a tool not offered that is close to an offered name. BFCL from the bfcl-eval
-wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple (seed 11). A proxy for "tools of
-one family offered and called together": a shared verb (`get_...`) counts too.
+wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple (seed 11). A
+proxy for "tools of one family offered and called together": a shared verb (`get_...`) counts too.
 """
 
 import itertools
