@@ -571,7 +571,7 @@ def sibling_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, di
     parallel_multiple draws its tools from unrelated domains, so no row of it calls two functions of one catalogue
     domain in a turn. BFCL's parallel_multiple calls two functions with one first word (`circle.calculate_area` and
     `circle.calculate_circumference`) in 63 of its 200 items; by that measure, which a shared verb (`get_`) also
-    meets, 16 of 314 of the kind's rows do (train/results/quality-cpu-siblings-seed2/name_families.py); 520 of
+    meets, 16 of 314 of the kind's rows do (data_recipes/name_families.py); 520 of
     1,500 of this kind's. Models trained
     without it blended offered names (`circle.calculate_perimeter`) and gave one function another's parameters."""
     while True:

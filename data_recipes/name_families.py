@@ -1,6 +1,6 @@
 """How often the tools offered together share a family name: BFCL's suites against the synthetic kinds.
 
-    python train/results/quality-cpu-siblings-seed2/name_families.py            # from the checkout's root
+    python -m data_recipes.name_families > train/results/quality-cpu-siblings-seed2/name_families.txt
 
 For every offered tool list with two or more tools, over its pairs of names: the share whose first word (split at
 '.' and '_') is the same (`circle.calculate_area`, `circle.calculate_circumference`), the share of lists holding at
