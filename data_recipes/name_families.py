@@ -11,6 +11,7 @@ wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500
 proxy for "tools of one family offered and called together": a shared verb (`get_...`) counts too.
 """
 
+import argparse
 import itertools
 import json
 import re
@@ -59,7 +60,9 @@ def names(tools) -> list[str]:
     return [t["function"]["name"] if "function" in t else t["name"] for t in tools or []]
 
 
-def main() -> None:
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m data_recipes.name_families", description=__doc__.split("\n")[0])
+    ap.parse_args(argv)
     for suite in ("multiple", "parallel_multiple", "live_multiple"):
         lists = [n for n in (names(item.tools) for item in load_suite(suite)[0]) if len(n) > 1]
         print(f"BFCL {suite}: {families(lists)}")
@@ -82,7 +85,8 @@ def main() -> None:
     for arm in ("b46-seed2", "settings-seed2"):
         path = f"eval/results/quality/toolcall_quality-cpu-{arm}-q8_0-parallel_multiple.json"
         print(f"{arm} on parallel_multiple: {unknown_tools(path)}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
