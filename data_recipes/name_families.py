@@ -5,10 +5,12 @@
 For every offered tool list with two or more tools, over its pairs of names: the share whose first word (split at
 '.' and '_') is the same (`circle.calculate_area`, `circle.calculate_circumference`), the share of lists holding at
 least one such pair, and the mean difflib similarity of the two names; and how many BFCL parallel_multiple items,
-and how many assistant turns of each synthetic kind, call two functions of one first word; and how many of two
-runs' parallel_multiple replies name a tool not offered that is close to an offered name. BFCL from the bfcl-eval
-wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple (seed 11). A
-proxy for "tools of one family offered and called together": a shared verb (`get_...`) counts too.
+and how many assistant turns of each synthetic kind, call two functions of one first word; and, for each run
+given (`--results`: result files of `python -m eval.toolcall` holding parallel_multiple; b46-seed2's and
+settings-seed2's by default), how many of its replies name a tool not offered that is close to an offered name, and
+how many items it gets right among those that call two functions of one first word and among the rest. BFCL from
+the bfcl-eval wheel; the synthetic kinds from 4,000 rows of the default mix (seed 0) and 1,500 of sibling_multiple
+(seed 11). A proxy for "tools of one family offered and called together": a shared verb (`get_...`) counts too.
 """
 
 import argparse
@@ -42,10 +44,25 @@ def calls_one_family(called: list[list[str]]) -> int:
                for c in called)
 
 
-def unknown_tools(path: str) -> str:
-    """A result file's parallel_multiple replies that name a tool not offered, and how many of those names are close
-    to an offered one (difflib ratio >= 0.8: `circle.calculate_perimeter` among `circle.calculate_area`, ...)."""
-    items = json.loads(open(path).read())["suites"]["parallel_multiple"]["items"]
+def result_items(path: str) -> list[dict]:
+    try:
+        return json.loads(open(path).read())["suites"]["parallel_multiple"]["items"]
+    except (OSError, ValueError, KeyError) as e:
+        raise SystemExit(f"name_families: {path} is not a result file of eval.toolcall holding parallel_multiple ({e})")
+
+
+def one_family_right(items: list[dict], family_ids: set[str]) -> str:
+    """Items right among those whose answer calls two functions of one first word, and among the rest."""
+    fam = [i for i in items if i["id"] in family_ids]
+    rest = [i for i in items if i["id"] not in family_ids]
+    right = lambda group: sum(str(i["correct"]) == "True" for i in group)  # noqa: E731 (stored as text or bool)
+    return (f"right on {right(fam)} of {len(fam)} items calling two functions of one first word, "
+            f"{right(rest)} of {len(rest)} of the rest")
+
+
+def unknown_tools(items: list[dict]) -> str:
+    """Replies that name a tool not offered, and how many of those names are close to an offered one (difflib ratio
+    >= 0.8: `circle.calculate_perimeter` among `circle.calculate_area`, ...)."""
     near, shown = 0, []
     unknown = [i for i in items if i["kind"] == "unknown_tool"]
     for item in unknown:
@@ -62,12 +79,17 @@ def names(tools) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m data_recipes.name_families", description=__doc__.split("\n")[0])
-    ap.parse_args(argv)
+    ap.add_argument("--results", nargs="+", metavar="FILE", default=[
+        f"eval/results/quality/toolcall_quality-cpu-{arm}-q8_0-parallel_multiple.json"
+        for arm in ("b46-seed2", "settings-seed2")], help="result files holding parallel_multiple (default: %(default)s)")
+    args = ap.parse_args(argv)
+    arms = {path: result_items(path) for path in args.results}
     for suite in ("multiple", "parallel_multiple", "live_multiple"):
         lists = [n for n in (names(item.tools) for item in load_suite(suite)[0]) if len(n) > 1]
         print(f"BFCL {suite}: {families(lists)}")
     items = load_suite("parallel_multiple")[0]
     called = [[next(iter(call)) for call in item.answers] for item in items]
+    family_ids = {item.id for item, c in zip(items, called) if calls_one_family([c])}
     print(f"BFCL parallel_multiple: {calls_one_family(called)} of {len(items)} items call two functions with one "
           "first word")
     by_kind: dict[str, list[list[str]]] = {}
@@ -82,9 +104,8 @@ def main(argv=None) -> int:
     for kind in ("single", "distractor", "parallel", "parallel_multiple", "multi_turn", "sibling_multiple"):
         print(f"synthetic {kind}: {families(by_kind[kind])}; turns calling two functions with one first word "
               f"{calls_one_family(calls[kind])} of {len(calls[kind])}")
-    for arm in ("b46-seed2", "settings-seed2"):
-        path = f"eval/results/quality/toolcall_quality-cpu-{arm}-q8_0-parallel_multiple.json"
-        print(f"{arm} on parallel_multiple: {unknown_tools(path)}")
+    for path, arm_items in arms.items():
+        print(f"{path}: {unknown_tools(arm_items)}; {one_family_right(arm_items, family_ids)}")
     return 0
 
 

@@ -3,6 +3,8 @@
 Run: .venv/bin/python -m pytest tests/test_data_siblings.py -q
 """
 
+import json
+
 import pytest
 
 from data_recipes.synthetic import example
@@ -42,3 +44,22 @@ def test_the_ab_recipe_moves_weight_to_siblings_and_keeps_the_no_call_share():
     assert sum(kinds.values()) == pytest.approx(sum(DEFAULT_KINDS.values()))
     changed = {k: (DEFAULT_KINDS[k], kinds[k]) for k in DEFAULT_KINDS if kinds[k] != DEFAULT_KINDS[k]}
     assert changed == {"single": (0.10, 0.06), "parallel_multiple": (0.08, 0.04)}, "no_tool and the rest as default"
+
+
+def test_name_families_splits_a_runs_items_by_one_family_calls_and_names_a_bad_results_file(tmp_path):
+    from data_recipes.name_families import calls_one_family, one_family_right, result_items, unknown_tools
+
+    assert calls_one_family([["circle.area", "circle.perimeter"], ["get_weather", "get_time"], ["a.b", "c.d"]]) == 2
+    items = [{"id": "pm_0", "correct": "True", "kind": "ok", "message": ""},
+             {"id": "pm_1", "correct": "False", "kind": "unknown_tool",
+              "message": "Unknown tool 'circle.calculate_perimeter'. Available tools: circle.calculate_area, sum."},
+             {"id": "pm_2", "correct": True, "kind": "ok", "message": ""}]
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps({"suites": {"parallel_multiple": {"items": items}}}))
+    assert one_family_right(result_items(str(good)), {"pm_0", "pm_1"}) == (
+        "right on 1 of 2 items calling two functions of one first word, 1 of 1 of the rest")
+    assert unknown_tools(items).startswith("1 replies name a tool not offered, 1 close to an offered name")
+    bad = tmp_path / "other.json"
+    bad.write_text(json.dumps({"suites": {"simple_python": {"items": []}}}))
+    with pytest.raises(SystemExit, match="other.json is not a result file"):
+        result_items(str(bad))
