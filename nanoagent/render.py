@@ -45,14 +45,15 @@ TOOLS_FORMAT = (
 )
 
 
-def _tool_json(tool: dict) -> str:
+def tool_json(tool: dict) -> str:
+    """One tool's spec as its line inside <tools></tools>."""
     return json.dumps(tool.get("function", tool), ensure_ascii=False)
 
 
 def system_text(system: str, tools: Sequence[dict]) -> str:
     if not tools:
         return system
-    lines = "\n".join(_tool_json(t) for t in tools)
+    lines = "\n".join(tool_json(t) for t in tools)
     head = f"{system}\n\n" if system else ""
     return f"{head}{TOOLS_PREAMBLE}<tools>\n{lines}\n</tools>\n\n{TOOLS_FORMAT}"
 

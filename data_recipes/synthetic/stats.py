@@ -1,7 +1,11 @@
 """Statistics of a batch of synthetic records: kinds mix, tool variety, calls, and tokens under a tokenizer.
 
 `summarize(records, tokenizer=None)` returns a JSON-able dict; with a tokenizer it renders every record with
-nanoagent.render and adds mean/median/max tokens per record and the supervised (assistant) share.
+nanoagent.render and adds mean/median/max tokens per record and the supervised (assistant) share, and where the
+unsupervised tokens go: the share of all tokens in the tool specs (each spec line tokenized alone, so within a few
+tokens of the rendered count), in the fixed tool instructions around them (render.TOOLS_PREAMBLE and
+TOOLS_FORMAT), and the share compact JSON specs (no spaces after ',' and ':') would save. These say how many more
+rows a step of a fixed token budget could read under a shorter prompt format.
 
 Run: used by `python -m data_recipes.synthetic` and bench/data_synthetic_stats.py.
 Left out: anything about model quality (eval measures what training on these rows does).
@@ -45,6 +49,7 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
         from nanoagent.render import render
 
         lengths, supervised = [], []
+        spec_tokens, compact_tokens, format_tokens = prompt_tokens(records, tokenizer)
         for r in records:
             ids, mask = render(r, tokenizer)
             lengths.append(len(ids))
@@ -54,7 +59,30 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
             "max": max(lengths), "total": sum(lengths),
             "supervised_mean": round(statistics.fmean(supervised), 1),
             "supervised_share": round(sum(supervised) / sum(lengths), 4),
+            "tool_specs_share": round(spec_tokens / sum(lengths), 4),
+            "tool_instructions_share": round(format_tokens / sum(lengths), 4),
+            "compact_specs_saving_share": round((spec_tokens - compact_tokens) / sum(lengths), 4),
             "by_kind_mean": {k: round(statistics.fmean([n for n, r in zip(lengths, records)
                                                         if r["meta"]["kind"] == k]), 1) for k in sorted(kinds)},
         }
     return out
+
+
+def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
+    """Tokens of the records' tool specs as rendered, of the same specs as compact JSON, and of the fixed tool
+    instructions (preamble and format, once per record that offers tools)."""
+    import json
+
+    from nanoagent.render import TOOLS_FORMAT, TOOLS_PREAMBLE, tool_json, backend_tokenizer
+
+    tok = backend_tokenizer(tokenizer)
+    count = lambda text: len(tok.encode(text, add_special_tokens=False).ids)  # noqa: E731
+    instructions = count(f"{TOOLS_PREAMBLE}<tools>\n") + count(f"\n</tools>\n\n{TOOLS_FORMAT}")
+    specs = compact = fixed = 0
+    for r in records:
+        tools = r.get("tools") or []
+        fixed += instructions if tools else 0
+        for t in tools:
+            specs += count(tool_json(t))
+            compact += count(json.dumps(t.get("function", t), ensure_ascii=False, separators=(",", ":")))
+    return specs, compact, fixed
