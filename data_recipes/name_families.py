@@ -19,6 +19,7 @@ import json
 import re
 import statistics
 from difflib import SequenceMatcher, get_close_matches
+from pathlib import Path
 
 from data_recipes.synthetic import DEFAULT_KINDS, example
 from nanoagent.suites import load_suite
@@ -46,7 +47,7 @@ def calls_one_family(called: list[list[str]]) -> int:
 
 def result_items(path: str) -> list[dict]:
     try:
-        return json.loads(open(path).read())["suites"]["parallel_multiple"]["items"]
+        return json.loads(Path(path).read_text(encoding="utf-8"))["suites"]["parallel_multiple"]["items"]
     except (OSError, ValueError, KeyError) as e:
         raise SystemExit(f"name_families: {path} is not a result file of eval.toolcall holding parallel_multiple ({e})")
 

@@ -73,7 +73,7 @@ def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
     instructions (preamble and format, once per record that offers tools)."""
     import json
 
-    from nanoagent.render import TOOLS_FORMAT, TOOLS_PREAMBLE, tool_json, backend_tokenizer
+    from nanoagent.render import TOOLS_FORMAT, TOOLS_PREAMBLE, backend_tokenizer, tool_json
 
     tok = backend_tokenizer(tokenizer)
     count = lambda text: len(tok.encode(text, add_special_tokens=False).ids)  # noqa: E731
