@@ -56,9 +56,9 @@ def one_family_right(items: list[dict], family_ids: set[str]) -> str:
     """Items right among those whose answer calls two functions of one first word, and among the rest."""
     fam = [i for i in items if i["id"] in family_ids]
     rest = [i for i in items if i["id"] not in family_ids]
-    right = lambda group: sum(str(i["correct"]) == "True" for i in group)  # noqa: E731 (stored as text or bool)
-    return (f"right on {right(fam)} of {len(fam)} items calling two functions of one first word, "
-            f"{right(rest)} of {len(rest)} of the rest")
+    right_fam, right_rest = (sum(i["correct"] is True for i in group) for group in (fam, rest))
+    return (f"right on {right_fam} of {len(fam)} items calling two functions of one first word, "
+            f"{right_rest} of {len(rest)} of the rest")
 
 
 def unknown_tools(items: list[dict]) -> str:

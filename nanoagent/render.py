@@ -45,9 +45,10 @@ TOOLS_FORMAT = (
 )
 
 
-def tool_json(tool: dict) -> str:
-    """One tool's spec as its line inside <tools></tools>."""
-    return json.dumps(tool.get("function", tool), ensure_ascii=False)
+def tool_json(tool: dict, separators: tuple[str, str] | None = None) -> str:
+    """One tool's spec as its line inside <tools></tools> (`separators` as json.dumps takes them, for measuring
+    other layouts; the prompt always uses the default)."""
+    return json.dumps(tool.get("function", tool), ensure_ascii=False, separators=separators)
 
 
 def system_text(system: str, tools: Sequence[dict]) -> str:

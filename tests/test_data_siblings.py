@@ -50,8 +50,8 @@ def test_name_families_splits_a_runs_items_by_one_family_calls_and_names_a_bad_r
     from data_recipes.name_families import calls_one_family, one_family_right, result_items, unknown_tools
 
     assert calls_one_family([["circle.area", "circle.perimeter"], ["get_weather", "get_time"], ["a.b", "c.d"]]) == 2
-    items = [{"id": "pm_0", "correct": "True", "kind": "ok", "message": ""},
-             {"id": "pm_1", "correct": "False", "kind": "unknown_tool",
+    items = [{"id": "pm_0", "correct": True, "kind": "ok", "message": ""},
+             {"id": "pm_1", "correct": False, "kind": "unknown_tool",
               "message": "Unknown tool 'circle.calculate_perimeter'. Available tools: circle.calculate_area, sum."},
              {"id": "pm_2", "correct": True, "kind": "ok", "message": ""}]
     good = tmp_path / "run.json"

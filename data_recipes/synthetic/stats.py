@@ -71,8 +71,6 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
 def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
     """Tokens of the records' tool specs as rendered, of the same specs as compact JSON, and of the fixed tool
     instructions (preamble and format, once per record that offers tools)."""
-    import json
-
     from nanoagent.render import TOOLS_FORMAT, TOOLS_PREAMBLE, backend_tokenizer, tool_json
 
     tok = backend_tokenizer(tokenizer)
@@ -84,5 +82,5 @@ def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
         fixed += instructions if tools else 0
         for t in tools:
             specs += count(tool_json(t))
-            compact += count(json.dumps(t.get("function", t), ensure_ascii=False, separators=(",", ":")))
+            compact += count(tool_json(t, separators=(",", ":")))
     return specs, compact, fixed
