@@ -52,6 +52,7 @@ from nanoagent.atomic import write_json
 from nanoagent.metrics import read_metrics
 from nanoagent.models import EMBEDDED, ModelLoadError, load
 from nanoagent.record import DEMO_RECORD, Record
+from nanoagent.prompt_format import stored_format
 from nanoagent.render import render_prompt
 from nanoagent.toolcall import ToolCallError, parse
 
@@ -63,7 +64,7 @@ def run_demo(model_spec: str = EMBEDDED, max_tokens: int = 96) -> dict:
     model, tokenizer = load(model_spec)
     load_s = time.perf_counter() - start
     record = Record.from_dict(DEMO_RECORD)
-    prompt = render_prompt(record.messages, record.tools, tokenizer)
+    prompt = render_prompt(record.messages, record.tools, tokenizer, stored_format(model_spec))
     print(f"model: {model_spec} (loaded in {load_s:.1f} s)")
     print(f"user: {record.messages[-1]['content']}")
     print(f"tools offered: {', '.join(sorted(record.tool_names()))}  (prompt: {len(prompt)} tokens)")

@@ -19,12 +19,11 @@ Left out: language identification and quality scoring; the sources we use are En
 
 from __future__ import annotations
 
-import json
 import re
 
 from data_recipes.convert import Drop
 from data_recipes.recipe import FilterConfig
-from nanoagent.render import IM_END, IM_START, TOOLS_FORMAT, TOOLS_PREAMBLE, backend_tokenizer, render, segments
+from nanoagent.render import DEFAULT_FORMAT, IM_END, IM_START, backend_tokenizer, render, segments, tool_json
 from nanoagent.toolcall import arguments_fit
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
@@ -117,7 +116,7 @@ def _cached_count(piece: str, backend) -> int:
     return n
 
 
-def token_counts(rec: dict, tokenizer) -> tuple[int, int]:
+def token_counts(rec: dict, tokenizer, fmt=DEFAULT_FORMAT) -> tuple[int, int]:
     """(tokens, supervised tokens) of the rendered record, summed over its pieces.
 
     The pieces are the renderer's own text (nanoagent.render) with the tools block split per tool, so each
@@ -131,10 +130,10 @@ def token_counts(rec: dict, tokenizer) -> tuple[int, int]:
     fresh, total = [], 0
     if tools:
         fresh.append(f"{IM_START}system\n" + (f"{system}\n\n" if system else ""))
-        total += _cached_count(TOOLS_PREAMBLE + "<tools>\n", backend)
-        for t in tools:
-            total += _cached_count(json.dumps(t.get("function", t), ensure_ascii=False) + "\n", backend)
-        total += _cached_count("</tools>\n\n" + TOOLS_FORMAT + IM_END + "\n", backend)
+        total += _cached_count(fmt.before, backend)
+        for t in tools:  # each spec with the newline after it (`after` starts with that newline)
+            total += _cached_count(tool_json(t, fmt.separators) + "\n", backend)
+        total += _cached_count(fmt.after[1:] + IM_END + "\n", backend)
     elif system is not None:
         fresh.append(f"{IM_START}system\n{system}{IM_END}\n")
     rest = segments([m for m in msgs if m["role"] != "system"], ())

@@ -41,6 +41,9 @@ class EvalConfig:
     stop_repeats: bool = field(default=False, metadata={"help": "stop a reply at its first call that repeats an "
                                                                   "earlier one, the copy cut off (in-process "
                                                                   "backends); off: the model's own replies"})
+    prompt_format: str | None = field(default=None, metadata={"help": "how the prompt lists the tools: standard | "
+                                                                        "compact (nanoagent/render.py); default: "
+                                                                        "the format stored with the model"})
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
@@ -83,7 +86,15 @@ def load_eval_backend(cfg):
             options["call_threshold"] = cfg.call_threshold
         else:
             cfg.call_threshold = None
-        return load_backend(cfg.model, **options)
+        if getattr(cfg, "prompt_format", None):
+            if kind == "openai":
+                raise ConfigError(f"--prompt-format needs an in-process model (a .gguf file or an MLX model); "
+                                  f"{cfg.model} renders prompts on the server's side")
+            options["prompt_format"] = cfg.prompt_format
+        backend = load_backend(cfg.model, **options)
+        if hasattr(cfg, "prompt_format") and hasattr(backend, "fmt"):
+            cfg.prompt_format = backend.fmt.name  # the format used goes into the result's settings
+        return backend
     except ThresholdError as e:
         raise ConfigError(str(e)) from None
     except (BackendError, ModelLoadError, GGUFImportError, OSError, ValueError) as e:

@@ -103,17 +103,19 @@ def main(argv=None) -> int:
         return 2
     from nanoagent.gguf_import import GGUFImportError
     from nanoagent.models import load
+    from nanoagent.prompt_format import stored_format
 
     try:
         model, tokenizer = load(cfg.model)
-    except (ModelLoadError, GGUFImportError) as e:
+        fmt = stored_format(cfg.model)  # prompted as the model was trained (nanoagent/prompt_format.py)
+    except (ModelLoadError, GGUFImportError, ValueError) as e:
         print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
         return 2
     label = cfg.label or Path(cfg.model.rstrip("/")).name.removesuffix(".gguf")
     result = {"kind": "decision", "label": label, "settings": asdict(cfg), "machine": machine_info(), "suites": {}}
     for name, items in loaded.items():
         t0 = time.perf_counter()
-        rows = call_probabilities(model, tokenizer, items)
+        rows = call_probabilities(model, tokenizer, items, fmt)
         result["suites"][name] = {**summarize(rows, cfg.min_calls_kept), "seconds": round(time.perf_counter() - t0, 1),
                                   "items": rows}
         s = result["suites"][name]

@@ -114,7 +114,8 @@ def main(argv=None) -> int:
         settings = result.get("settings") or {}
         backend = load_eval_backend(EvalConfig(  # decoded as the result was: grammar, repeat stop, call threshold
             model=args.model, threads=args.threads, constrain=bool(settings.get("constrain")),
-            stop_repeats=bool(settings.get("stop_repeats")), call_threshold=settings.get("call_threshold")))
+            stop_repeats=bool(settings.get("stop_repeats")), call_threshold=settings.get("call_threshold"),
+            prompt_format=settings.get("prompt_format")))
     except (CompareError, CapError, SuiteError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -10,7 +10,8 @@ export leaves no file under the final name), and unless --no-check the parity re
 llama.cpp on the new file against MLX on the source. Its summary is printed at the end, and the resolved config, the
 export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
 was written but parity is below the thresholds in export.config. A call threshold stored with the source model
-(nanoagent/call_threshold.py) travels in the GGUF's metadata, so `nanoagent serve FILE.gguf` applies it.
+(nanoagent/call_threshold.py) travels in the GGUF's metadata, so `nanoagent serve FILE.gguf` applies it; so does
+its prompt format (nanoagent/prompt_format.py), with the chat template that renders it.
 
 `--embedding-type f16` writes the token embedding (a tied model's output layer too) as F16 and the rest as Q8_0:
 most of a Q8_0 file's perplexity gap is there (export/README.md has the measurements).
@@ -93,15 +94,17 @@ def export(cfg: ExportConfig, say=print) -> dict:
     from export.source import load_source
     from nanoagent.gguf_writer import write_gguf
     from nanoagent.call_threshold import stored_threshold
+    from nanoagent.prompt_format import stored_format
 
     say(f"export: {source.folder} -> {out} ({cfg.type})")
     start = time.perf_counter()
     model, tokenizer, weights = load_source(source)
     load_s = time.perf_counter() - start
     threshold = stored_threshold(source.folder)
+    fmt = stored_format(source.folder)
     result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name,
-                        call_threshold=threshold, embedding_type=cfg.embedding_type)
-    result["call_threshold"] = threshold
+                        call_threshold=threshold, embedding_type=cfg.embedding_type, prompt_format=fmt)
+    result.update(call_threshold=threshold, prompt_format=fmt.name)
     export_s = time.perf_counter() - start
     del weights
     result.update(load_seconds=round(load_s, 2), export_seconds=round(export_s, 2), source=str(source.folder),

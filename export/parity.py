@@ -7,7 +7,7 @@ Four checks, each a plain function returning a JSON-able dict:
     chat_format            llama.cpp's own chat formatting of our conversations against our renderer's token ids:
                            llama-cpp-python's Jinja handler with the GGUF's template (what create_chat_completion
                            uses) and llama.cpp's built-in C++ formatter (llama_chat_apply_template)
-`parity_report(gguf_path, model, tokenizer)` runs all four.
+`parity_report(gguf_path, model, tokenizer)` runs all four, prompting in the format the GGUF records.
 
 Usage:
     report = parity_report("out.gguf", model, tokenizer)      # model, tokenizer: nanoagent.models.load(...)
@@ -27,7 +27,7 @@ import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.heldout import HELDOUT_TEXT
-from nanoagent.render import render_prompt, render_text
+from nanoagent.render import DEFAULT_FORMAT, render_prompt, render_text
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city.",
@@ -71,8 +71,8 @@ def _bar(items, desc: str):
     return tqdm(items, desc=desc, unit="prompt", leave=False, disable=None)
 
 
-def prompts(tokenizer) -> list[tuple[str, list[int]]]:
-    out = [(kind, render_prompt(msgs, tools, tokenizer)) for kind, msgs, tools in CONVERSATIONS]
+def prompts(tokenizer, fmt=DEFAULT_FORMAT) -> list[tuple[str, list[int]]]:
+    out = [(kind, render_prompt(msgs, tools, tokenizer, fmt)) for kind, msgs, tools in CONVERSATIONS]
     out += [("code", list(tokenizer.encode(t, add_special_tokens=False))) for t in CODE_TEXTS]
     return out
 
@@ -100,10 +100,10 @@ def mlx_logits(model, ids: list[int]) -> np.ndarray:
     return np.asarray(model(mx.array([ids]))[0].astype(mx.float32), dtype=np.float64)
 
 
-def next_token_agreement(llm, model, tokenizer) -> dict:
+def next_token_agreement(llm, model, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
     per_kind: dict[str, list[int]] = {}
     diffs, margins = [], []
-    for kind, ids in _bar(prompts(tokenizer), "next-token agreement"):
+    for kind, ids in _bar(prompts(tokenizer, fmt), "next-token agreement"):
         ref, ours = llama_logits(llm, ids), mlx_logits(model, ids)
         same = ref.argmax(-1) == ours.argmax(-1)
         agg = per_kind.setdefault(kind, [0, 0])
@@ -159,11 +159,11 @@ def _parsed(text: str, tools: list[dict]) -> dict:
                       for c in reply.tool_calls]}
 
 
-def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64) -> dict:
+def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64, fmt=DEFAULT_FORMAT) -> dict:
     stop = {tokenizer.eos_token_id}
     cases = []
     for kind, msgs, tools in _bar([c for c in CONVERSATIONS if c[0] == "tool"], "greedy tool-call decoding"):
-        ids = render_prompt(msgs, tools, tokenizer)
+        ids = render_prompt(msgs, tools, tokenizer, fmt)
         a, b = greedy_mlx(model, ids, max_tokens, stop), greedy_llama(llm, ids, max_tokens, stop)
         same_prefix = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
         text_a = tokenizer.decode([t for t in a if t not in stop])
@@ -199,16 +199,17 @@ def _first_diff(a: list[int], b: list[int]) -> int | None:
     return None if a == b else i
 
 
-def chat_format(llm, tokenizer) -> dict:
-    """llama.cpp's own chat formatting against our renderer, conversation by conversation."""
+def chat_format(llm, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
+    """llama.cpp's own chat formatting against our renderer (in the model's format), conversation by conversation."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     template = llm.metadata.get("tokenizer.chat_template", "")
-    fmt = Jinja2ChatFormatter(template, eos_token=tokenizer.eos_token or "", bos_token=tokenizer.bos_token or "")
+    formatter = Jinja2ChatFormatter(template, eos_token=tokenizer.eos_token or "",
+                                    bos_token=tokenizer.bos_token or "")
     jinja, builtin = [], []
     for kind, msgs, tools in CONVERSATIONS:
-        ours = render_prompt(msgs, tools, tokenizer)
-        res = fmt(messages=msgs, tools=tools or None)
+        ours = render_prompt(msgs, tools, tokenizer, fmt)
+        res = formatter(messages=msgs, tools=tools or None)
         theirs = llm.tokenize(res.prompt.encode(), add_bos=not res.added_special, special=True)
         at = _first_diff(ours, theirs)
         jinja.append({"kind": kind, "identical": at is None, "first_diff_token": at,
@@ -247,12 +248,16 @@ def _builtin_format(llm, msgs: list[dict]) -> str | None:
 
 
 def parity_report(gguf_path, model, tokenizer, tool_tokens: int = 64) -> dict:
+    """All four checks, with prompts in the prompt format the GGUF records (nanoagent/prompt_format.py)."""
+    from nanoagent.prompt_format import stored_format
+
+    fmt = stored_format(str(gguf_path))
     llm = open_llama(gguf_path)
     try:
-        return {"next_token": next_token_agreement(llm, model, tokenizer),
-                "tool_calls": greedy_tool_calls(llm, model, tokenizer, tool_tokens),
+        return {"prompt_format": fmt.name, "next_token": next_token_agreement(llm, model, tokenizer, fmt),
+                "tool_calls": greedy_tool_calls(llm, model, tokenizer, tool_tokens, fmt),
                 "perplexity": perplexity(llm, model, tokenizer),
-                "chat_format": chat_format(llm, tokenizer)}
+                "chat_format": chat_format(llm, tokenizer, fmt)}
     finally:
         llm.close()
 

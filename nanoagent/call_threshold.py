@@ -25,18 +25,20 @@ FILE = "call_threshold.json"
 GGUF_KEY = "nanoagent.call_threshold"
 
 
-def call_probabilities(model, tokenizer, items) -> list[dict]:
-    """Per eval item (nanoagent.suites): P(first reply token opens a call) under an MLX model, whether that token is
-    the most likely one, and whether the item needs a call."""
+def call_probabilities(model, tokenizer, items, fmt=None) -> list[dict]:
+    """Per eval item (nanoagent.suites): P(first reply token opens a call) under an MLX model prompted in its
+    PromptFormat `fmt` (None: the standard one), whether that token is the most likely one, and whether the item
+    needs a call."""
     import mlx.core as mx
 
-    from nanoagent.render import backend_tokenizer, render_prompt
+    from nanoagent.render import backend_tokenizer, format_named, render_prompt
     from nanoagent.toolcall import OPEN
 
+    fmt = format_named(fmt)
     open_id = backend_tokenizer(tokenizer).encode(OPEN, add_special_tokens=False).ids[0]
     out = []
     for item in items:
-        ids = render_prompt(item.messages, item.tools, tokenizer)
+        ids = render_prompt(item.messages, item.tools, tokenizer, fmt)
         logits = model(mx.array([ids]))[0, -1].astype(mx.float32)
         probs = mx.softmax(logits)
         out.append({"id": item.id, "needs_call": item.expect != "no_call", "p_call": round(probs[open_id].item(), 6),

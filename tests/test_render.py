@@ -3,7 +3,8 @@
 import pytest
 
 from nanoagent.record import Record
-from nanoagent.render import CHAT_TEMPLATE, render, render_prompt, render_text
+from nanoagent.render import (CHAT_TEMPLATE, FORMATS, PromptFormatError, chat_template, format_named, render,
+                              render_prompt, render_text)
 from nanoagent.toolcall import parse
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Météo ☀️ for a city",
@@ -43,9 +44,10 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("fmt", list(FORMATS))
 @pytest.mark.parametrize("name", list(CASES))
-def test_template_matches_renderer_tiny(name, tiny_tok):
-    check_template(CASES[name], tiny_tok)
+def test_template_matches_renderer_tiny(name, fmt, tiny_tok):
+    check_template(CASES[name], tiny_tok, FORMATS[fmt])
 
 
 @pytest.mark.slow
@@ -54,16 +56,17 @@ def test_template_matches_renderer_embedded(name, embedded_tokenizer):
     check_template(CASES[name], embedded_tokenizer)
 
 
-def check_template(data, tok):
+def check_template(data, tok, fmt=FORMATS["standard"]):
     rec = Record.from_dict(data)
-    ids, mask = render(rec, tok)
+    ids, mask = render(rec, tok, fmt)
     assert len(ids) == len(mask)
-    text = tok.apply_chat_template(rec.messages, tools=rec.tools or None, tokenize=False)
-    assert text == render_text(rec.messages, rec.tools)
-    templ_ids = tok.apply_chat_template(rec.messages, tools=rec.tools or None, tokenize=True, return_dict=True)
+    kw = dict(tools=rec.tools or None, chat_template=chat_template(fmt))
+    text = tok.apply_chat_template(rec.messages, tokenize=False, **kw)
+    assert text == render_text(rec.messages, rec.tools, fmt=fmt)
+    templ_ids = tok.apply_chat_template(rec.messages, tokenize=True, return_dict=True, **kw)
     assert list(templ_ids["input_ids"]) == ids
-    gen = tok.apply_chat_template(rec.messages, tools=rec.tools or None, add_generation_prompt=True, tokenize=False)
-    assert gen == render_text(rec.messages, rec.tools, add_generation_prompt=True)
+    gen = tok.apply_chat_template(rec.messages, add_generation_prompt=True, tokenize=False, **kw)
+    assert gen == render_text(rec.messages, rec.tools, add_generation_prompt=True, fmt=fmt)
 
 
 def assistant_bodies(rec):
@@ -119,3 +122,32 @@ def test_template_is_independent_of_jinja_whitespace_options():
         out = env.from_string(CHAT_TEMPLATE).render(messages=rec.messages, tools=rec.tools,
                                                     add_generation_prompt=False)
         assert out == render_text(rec.messages, rec.tools)
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_llama_cpp_python_jinja_formatter_renders_each_format(fmt):
+    """llama-cpp-python's chat handler (what create_chat_completion uses on a GGUF's template) gives our text."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    rec = Record.from_dict(CASES["multi-turn with parallel calls and results"])
+    formatter = Jinja2ChatFormatter(chat_template(FORMATS[fmt]), eos_token="<|im_end|>", bos_token="<|im_start|>")
+    out = formatter(messages=rec.messages[:2], tools=rec.tools)
+    assert out.prompt == render_text(rec.messages[:2], rec.tools, add_generation_prompt=True, fmt=FORMATS[fmt])
+
+
+def test_compact_format_is_shorter_and_says_the_same_protocol(tiny_tok):
+    rec = Record.from_dict(CASES["multi-turn with parallel calls and results"])
+    standard, _ = render(rec, tiny_tok)
+    compact, mask = render(rec, tiny_tok, FORMATS["compact"])
+    assert len(compact) < len(standard)
+    assert sum(mask) == sum(render(rec, tiny_tok)[1])  # the same assistant tokens are supervised
+    text = render_text(rec.messages, rec.tools, fmt=FORMATS["compact"])
+    assert '{"name":"get_weather",' in text and "<tool_call>" in text and "plain text" in text
+    assert render_text(rec.messages, []) == render_text(rec.messages, [], fmt=FORMATS["compact"])  # no tools: same
+
+
+def test_format_names_resolve_and_unknown_ones_name_the_choices():
+    assert format_named(None) is FORMATS["standard"] and format_named("compact") is FORMATS["compact"]
+    assert CHAT_TEMPLATE == chat_template(FORMATS["standard"])
+    with pytest.raises(PromptFormatError, match="unknown prompt format 'terse'.*standard, compact"):
+        format_named("terse")

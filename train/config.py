@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from nanoagent import config as layered
 from nanoagent.call_threshold import MIN_CALLS_KEPT
 from nanoagent.config import ConfigError  # the error train.dft and train.grpo catch
+from nanoagent.render import FORMATS
 from train import run_config
 from train.run_config import TrainingConfig, check_training
 
@@ -69,6 +70,9 @@ class DFTConfig(TrainingConfig):
     # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
     # to make; 1 is plain SFT). Off by default until a run measures it (train/README.md).
     count_weight: float = 1.0
+    # how the system turn lists the tools (nanoagent/render.py FORMATS: standard | compact), saved with the model so
+    # eval, the agent and the GGUF prompt it the same way; None: the base model's own (standard for SmolLM2)
+    prompt_format: str | None = None
     numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
     # (native_ops, the compiled kernels, is on by default: train/run_config.py); numpy_ops, when on, takes precedence
     # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
@@ -116,6 +120,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     for key in ("decision_weight", "count_weight"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
+    if cfg.prompt_format is not None and cfg.prompt_format not in FORMATS:
+        raise ConfigError(f"config key 'prompt_format' is {cfg.prompt_format!r}: use one of {', '.join(FORMATS)} "
+                          "(or leave it out for the base model's own)")
     return cfg
 
 
@@ -150,8 +157,8 @@ def asked_settings(saved: dict) -> dict:
 
 # What a run saved before a setting existed did then, where that is not today's default: runs older than
 # decision_weight trained every token with weight 1; runs older than count_weight weighted no count token; runs older
-# than prose_bound kept their tuned weights unblended.
-LEGACY = {"decision_weight": 1.0, "count_weight": 1.0, "prose_bound": 0.0}
+# than prose_bound kept their tuned weights unblended; runs older than prompt_format used the standard format.
+LEGACY = {"decision_weight": 1.0, "count_weight": 1.0, "prose_bound": 0.0, "prompt_format": "standard"}
 
 
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:

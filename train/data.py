@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from nanoagent.record import Record, RecordError, jsonl_lines
-from nanoagent.render import render
+from nanoagent.render import DEFAULT_FORMAT, PromptFormat, render
 from nanoagent.toolcall import CLOSE
 
 
@@ -133,13 +133,14 @@ def after_sequence(ids, seq) -> list[int]:
 
 
 def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str = "skip",
-             source: str = "dataset", decision_weight: float = 1.0, count_weight: float = 1.0) -> TokenDataset:
+             source: str = "dataset", decision_weight: float = 1.0, count_weight: float = 1.0,
+             fmt: PromptFormat = DEFAULT_FORMAT) -> TokenDataset:
     ids_out, masks_out = [], []
     close_ids = tokenizer.encode(CLOSE, add_special_tokens=False) if count_weight != 1.0 else []
     count_marked = 0
     too_long, truncated, unsupervised, longest = 0, 0, 0, 0
     for i, rec in enumerate(records):
-        ids, mask = render(rec, tokenizer)
+        ids, mask = render(rec, tokenizer, fmt)
         longest = max(longest, len(ids))
         if len(ids) > max_length:
             if on_too_long == "error":
@@ -169,12 +170,13 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
 
 
 def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
-                 on_bad_record: str = "error", decision_weight: float = 1.0, count_weight: float = 1.0) -> TokenDataset:
+                 on_bad_record: str = "error", decision_weight: float = 1.0, count_weight: float = 1.0,
+                 fmt: PromptFormat = DEFAULT_FORMAT) -> TokenDataset:
     records, read_stats = read_records(path, on_bad_record)
     if not records:
         raise DataError(f"dataset file {path} has no records")
     ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path), decision_weight=decision_weight,
-                  count_weight=count_weight)
+                  count_weight=count_weight, fmt=fmt)
     ds.stats.update(read_stats, records=len(records) + read_stats["bad_records"])
     return ds
 

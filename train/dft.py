@@ -18,7 +18,8 @@ Validity is scored by the eval stage (`nanoagent.scoring.evaluate_model`, the ru
 prompts that need a call which parse into schema-valid calls, with the BFCL-style accuracy beside it.
 
 The run folder: config.yaml (resolved), data_stats.json, metrics.jsonl, checkpoints/, validity.json, loss.png,
-summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`; call_threshold.json beside it).
+summary.json, model/ (loadable by `mlx_lm.load` and `nanoagent.models.load`; call_threshold.json and prompt_format.json
+beside it).
 Left out: evaluation beyond validity (eval stage), GGUF export (export stage).
 """
 
@@ -159,9 +160,13 @@ def run(cfg: DFTConfig) -> dict:
     # Data first: every record is rendered and checked before the model loads.
     train_path, valid_path = resolve_data(cfg, rank, barrier=lambda: mx.eval(mx.distributed.all_sum(mx.array(1.0))))
     from nanoagent.models import load_tokenizer
+    from nanoagent.prompt_format import format_for
 
     tokenizer = load_tokenizer(cfg.model)
-    kw = dict(max_length=cfg.max_length, on_too_long=cfg.on_too_long, on_bad_record=cfg.on_bad_record)
+    fmt = format_for(cfg.prompt_format, cfg.model)  # asked, else the base model's own (nanoagent/prompt_format.py)
+    cfg.prompt_format = fmt.name  # resolved into config.yaml
+    kw = dict(max_length=cfg.max_length, on_too_long=cfg.on_too_long, on_bad_record=cfg.on_bad_record, fmt=fmt)
+    say(f"prompt format: {fmt.name} (saved with the model)")
     train_ds = load_dataset(train_path, tokenizer, decision_weight=cfg.decision_weight, count_weight=cfg.count_weight,
                             **kw)
     valid_ds = load_dataset(valid_path, tokenizer, **kw) if valid_path else None
@@ -186,7 +191,8 @@ def run(cfg: DFTConfig) -> dict:
         """Held-out tool-call validity and prose perplexity (what the fine-tune costs in plain English), saved."""
         say(f"tool-call validity {'of the base model' if when == 'before' else 'after training'} on {len(prompts)} "
             "held-out prompts ...", flush=True)
-        result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens)
+        result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens,
+                                prompt_format=fmt)
         examples = [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]
         v = validity[when] = {"validity": result["metrics"]["valid_rate"], **result["metrics"],
                               "prose_ppl": prose_perplexity(model, tokenizer), "examples": examples}
@@ -235,14 +241,14 @@ def run(cfg: DFTConfig) -> dict:
             from train.interpolate import fit_prose_bound
 
             summary.update(fit_prose_bound(model, tokenizer, cfg.model, base_prose, cfg.prose_bound, say=say))
-        final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)  # first: nothing after can lose it
+        final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg, fmt)  # first: nothing after loses it
         if cfg.plot:
             plot_losses(run_dir / "metrics.jsonl", run_dir / "loss.png")
         if prompts and cfg.validity_n:
             measure_validity(model, "after")
         if valid_path and cfg.threshold_n:
             summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say,
-                                                 cfg.threshold_min_calls_kept))
+                                                 cfg.threshold_min_calls_kept, fmt))
         vals = read_metrics(run_dir / "metrics.jsonl", "valid")
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
@@ -258,7 +264,7 @@ def run(cfg: DFTConfig) -> dict:
 
 
 def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say,
-                          min_calls_kept: float) -> dict:
+                          min_calls_kept: float, fmt=None) -> dict:
     """Choose the call threshold on a seeded sample of the validation split and save it with the final model
     (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind."""
     from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
@@ -267,7 +273,7 @@ def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model
     items, _ = load_suite(f"valid:{valid_path}", limit=n, seed=seed)
     say(f"call threshold: P(call) on {len(items)} validation prompts ...", flush=True)
     model.eval()  # no dropout in the probe
-    info = choose_threshold(call_probabilities(model, tokenizer, items), min_calls_kept)
+    info = choose_threshold(call_probabilities(model, tokenizer, items, fmt), min_calls_kept)
     if info is None:
         say("  no threshold: the validation sample needs prompts that need a call and prompts that need none")
         return {"call_threshold": None}

@@ -229,12 +229,14 @@ def train_step(step, model, optimizer, apply_update, backend, pools, cfg, run_di
             "loss_tokens": int(sum(sum(s.mask) for s in samples)), "lr": float(optimizer.learning_rate), **upd}
 
 
-def policy_backend(model, tokenizer, cfg: GRPOConfig, spec: str):
-    """The MLX backend over the trained model. It keeps no prompt cache between requests: the weights change under
-    it, and a kept cache would hold an older policy's keys and values (complete_batch builds fresh ones anyway)."""
+def policy_backend(model, tokenizer, cfg: GRPOConfig, spec: str, fmt=None):
+    """The MLX backend over the trained model, prompting in its format `fmt`. It keeps no prompt cache between
+    requests: the weights change under it, and a kept cache would hold an older policy's keys and values
+    (complete_batch builds fresh ones anyway)."""
     from nanoagent.agent.backends.mlx_backend import MLXBackend
 
-    return MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}", reuse_prompt_cache=False)
+    return MLXBackend(model, tokenizer, top_p=cfg.top_p, name=f"mlx:{spec}", reuse_prompt_cache=False,
+                      prompt_format=fmt)
 
 
 def validate_step(backend, model, tasks, cfg: GRPOConfig, run_dir: Path, step: int) -> dict:
@@ -291,6 +293,7 @@ def run(cfg: GRPOConfig) -> dict:
     import mlx.core as mx
 
     from nanoagent.models import load, resolve_model_path
+    from nanoagent.prompt_format import stored_format
     from nanoagent.tasks import load_tasks
     from train.checkpoint import fingerprint, load_best, load_checkpoint, save_checkpoint
     from train.grpo_report import GRPOReporter
@@ -317,11 +320,12 @@ def run(cfg: GRPOConfig) -> dict:
               f"{cfg.val_every} steps{'; the best becomes the final model' if cfg.keep_best else ''}", flush=True)
     model, tokenizer = load(spec)
     base_folder = resolve_model_path(spec)
+    fmt = stored_format(spec)  # the start model's prompt format: rollouts use it, the final model keeps it
     ref_model = None
     if cfg.beta > 0:
         ref_model, _ = load(spec)
         ref_model.freeze()
-    backend = policy_backend(model, tokenizer, cfg, spec)
+    backend = policy_backend(model, tokenizer, cfg, spec, fmt)
     eval_path = run_dir / "eval.json"
     try:
         evals = json.loads(eval_path.read_text()) if eval_path.exists() else {}
@@ -357,7 +361,7 @@ def run(cfg: GRPOConfig) -> dict:
         print(f"rollouts by {engine_name} ({why}; --rollout-engine chooses)", flush=True)
     if engine_name == "llamacpp":  # the policy as of now (a resume's weights included) goes to llama.cpp
         engine = LlamaCppRollouts(model, tokenizer, model_config, run_dir / "engine", cfg.engine_gguf_type,
-                                  top_p=cfg.top_p, lora_sync=cfg.engine_lora_sync)
+                                  top_p=cfg.top_p, lora_sync=cfg.engine_lora_sync, prompt_format=fmt)
         if engine.fallback:
             print(f"rollout engine: {engine.fallback}", flush=True)
         each = {"in_place": "the LoRA layers' fused weights written over it", "adapter": "the LoRA adapter",
@@ -411,7 +415,7 @@ def run(cfg: GRPOConfig) -> dict:
               f"{best['val_score']:.3f}; {last})", flush=True)
     if eval_tasks:
         evaluate_as("after")
-    final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg)
+    final = save_final(model, tokenizer, base_folder, run_dir / "model", cfg, fmt)
     if cfg.plot:
         from train.grpo_report import plot
 

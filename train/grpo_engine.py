@@ -92,7 +92,8 @@ class LlamaCppRollouts:
     else in `folder`."""
 
     def __init__(self, model, tokenizer, config: dict, folder: str | Path, qtype: str = "f16",
-                 threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192, lora_sync: str = "in_place"):
+                 threads: int | None = None, top_p: float = 1.0, n_ctx: int = 8192, lora_sync: str = "in_place",
+                 prompt_format=None):
         from nanoagent.gguf_writer import check_type, lora_layers
 
         if lora_sync not in LORA_SYNCS:
@@ -109,7 +110,8 @@ class LlamaCppRollouts:
         self.path = self.folder / f"policy-{self.qtype}.gguf"
         self.adapter_path = self.folder / "policy-lora.gguf"
         self.backend = None
-        self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
+        # the policy's prompt format (None: standard); the copy's GGUF does not record it
+        self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p, prompt_format=prompt_format or "standard")
         self.syncs, self.sync_seconds = 0, 0.0
         self.stale = True  # the trainer sets it after every update; rollouts first sync a stale copy
         try:

@@ -1,7 +1,7 @@
 """Which weights train (LoRA or full), and how the final model is written so `mlx_lm.load` can read it.
 
     n_trainable = prepare(model, cfg)          # freezes the base, adds LoRA, or unfreezes everything
-    save_final(model, tokenizer, base_folder, out_folder, cfg)
+    save_final(model, tokenizer, base_folder, out_folder, cfg, fmt)   # + prompt_format.json (the model's format)
 
 LoRA reuses mlx-lm's `linear_to_lora_layers` (rank, scale, dropout, last N blocks, which modules; by default every
 linear layer of a block). Full fine-tuning trains every weight, including the tied embedding that mlx-lm's full
@@ -108,8 +108,11 @@ def copy_side_files(base: Path, out: Path) -> None:
             shutil.copy2(p, out / p.name)
 
 
-def save_final(model, tokenizer, base_folder, out_folder, cfg) -> Path:
+def save_final(model, tokenizer, base_folder, out_folder, cfg, fmt=None) -> Path:
+    """The final model folder; `fmt` (nanoagent.render.PromptFormat, None: standard) is recorded beside it."""
     from mlx_lm.utils import save_model
+
+    from nanoagent.prompt_format import save_format
 
     base, out = Path(base_folder), Path(out_folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -131,4 +134,5 @@ def save_final(model, tokenizer, base_folder, out_folder, cfg) -> Path:
     else:
         fuse_lora(model)
         save_model(out, model)
+    save_format(out, fmt or "standard")
     return out

@@ -3,9 +3,10 @@
 `summarize(records, tokenizer=None)` returns a JSON-able dict; with a tokenizer it renders every record with
 nanoagent.render and adds mean/median/max tokens per record and the supervised (assistant) share, and where the
 unsupervised tokens go: the share of all tokens in the tool specs (each spec line tokenized alone, so within a few
-tokens of the rendered count), in the fixed tool instructions around them (render.TOOLS_PREAMBLE and
-TOOLS_FORMAT), and the share compact JSON specs (no spaces after ',' and ':') would save. These say how many more
-rows a step of a fixed token budget could read under a shorter prompt format.
+tokens of the rendered count), in the fixed tool instructions around them (the standard render.PromptFormat's text),
+the share compact JSON specs (no spaces after ',' and ':') would save, and the share the whole `compact` prompt
+format saves (every record rendered in both). These say how many more rows a step of a fixed token budget reads
+in the compact format.
 
 Run: used by `python -m data_recipes.synthetic` and bench/data_synthetic_stats.py.
 Left out: anything about model quality (eval measures what training on these rows does).
@@ -46,14 +47,15 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
         "rows_without_call": sum(1 for n in calls_per_row if n == 0),
     }
     if tokenizer is not None and records:
-        from nanoagent.render import render
+        from nanoagent.render import FORMATS, render
 
-        lengths, supervised = [], []
+        lengths, supervised, compact_lengths = [], [], []
         spec_tokens, compact_tokens, format_tokens = prompt_tokens(records, tokenizer)
         for r in records:
             ids, mask = render(r, tokenizer)
             lengths.append(len(ids))
             supervised.append(sum(mask))
+            compact_lengths.append(len(render(r, tokenizer, FORMATS["compact"])[0]))
         out["tokens"] = {
             "mean": round(statistics.fmean(lengths), 1), "median": statistics.median(lengths),
             "max": max(lengths), "total": sum(lengths),
@@ -62,6 +64,7 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
             "tool_specs_share": round(spec_tokens / sum(lengths), 4),
             "tool_instructions_share": round(format_tokens / sum(lengths), 4),
             "compact_specs_saving_share": round((spec_tokens - compact_tokens) / sum(lengths), 4),
+            "compact_format_saving_share": round(1 - sum(compact_lengths) / sum(lengths), 4),
             "by_kind_mean": {k: round(statistics.fmean([n for n, r in zip(lengths, records)
                                                         if r["meta"]["kind"] == k]), 1) for k in sorted(kinds)},
         }
@@ -69,13 +72,13 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
 
 
 def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
-    """Tokens of the records' tool specs as rendered, of the same specs as compact JSON, and of the fixed tool
-    instructions (preamble and format, once per record that offers tools)."""
-    from nanoagent.render import TOOLS_FORMAT, TOOLS_PREAMBLE, backend_tokenizer, tool_json
+    """Tokens of the records' tool specs as rendered (the standard format), of the same specs as compact JSON, and
+    of the fixed tool instructions (the text before and after the specs, once per record that offers tools)."""
+    from nanoagent.render import DEFAULT_FORMAT, backend_tokenizer, tool_json
 
     tok = backend_tokenizer(tokenizer)
     count = lambda text: len(tok.encode(text, add_special_tokens=False).ids)  # noqa: E731
-    instructions = count(f"{TOOLS_PREAMBLE}<tools>\n") + count(f"\n</tools>\n\n{TOOLS_FORMAT}")
+    instructions = count(DEFAULT_FORMAT.before) + count(DEFAULT_FORMAT.after)
     specs = compact = fixed = 0
     for r in records:
         tools = r.get("tools") or []

@@ -119,9 +119,10 @@ def batch_completions(tokenizer, stop_ids, prompts: list[list[int]], rows, secon
             for i, (ids, raw, sampled, finish, p_call) in enumerate(rows)]
 
 
-def batch_prompts(conversations, tools, tokenizer) -> tuple[list[list[int]], list[list[dict]]]:
-    """The rendered prompt and the offered tools of every conversation of a `complete_batch` call."""
+def batch_prompts(conversations, tools, tokenizer, fmt) -> tuple[list[list[int]], list[list[dict]]]:
+    """The rendered prompt (in the model's PromptFormat `fmt`) and the offered tools of every conversation of a
+    `complete_batch` call."""
     from nanoagent.render import render_prompt
 
     pairs = conversations_with_tools(conversations, tools)
-    return [render_prompt(m, t, tokenizer) for m, t in pairs], [t for _, t in pairs]
+    return [render_prompt(m, t, tokenizer, fmt) for m, t in pairs], [t for _, t in pairs]

@@ -45,7 +45,8 @@ from nanoagent.agent.backends.common import (BackendError, SampledCompletion, Te
 from nanoagent.agent.backends.repeat_stop import FINISH as REPEAT, RepeatStop
 from nanoagent.agent.backends.reply_rules import CallGate, ReplyRules, call_probability, open_call_id, rules_for
 from nanoagent.agent.backends.sampling import check_request, check_sampling, log_softmax_numpy, sample_numpy
-from nanoagent.render import CHAT_TEMPLATE, backend_tokenizer, render_prompt
+from nanoagent.prompt_format import format_for
+from nanoagent.render import CHAT_TEMPLATE, PromptFormat, backend_tokenizer, render_prompt
 
 PROBE_TEXT = ("<|im_start|>user\nfix `parse()` in src/app.py: 3 tests fail\n\t{\"cmd\": \"ls -la\"}  ünïcödé 🙂"
               "<|im_end|>\n<|im_start|>assistant\n")
@@ -81,7 +82,8 @@ class LlamaCppBackend:
 
     def __init__(self, path: str | Path, *, tokenizer=None, n_ctx: int = 8192, n_threads: int | None = None,
                  n_gpu_layers: int = 0, top_p: float = 1.0, check_tokenizer: bool = True, constrain: bool | str = False,
-                 call_threshold: float | None = None, stop_repeats: bool = False):
+                 call_threshold: float | None = None, stop_repeats: bool = False,
+                 prompt_format: PromptFormat | str | None = None):
         path = Path(path)
         if not path.is_file():
             raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
@@ -94,6 +96,8 @@ class LlamaCppBackend:
         check_sampling(0.0, top_p)
         self.path, self.top_p = path, top_p
         self.tokenizer = tokenizer if tokenizer is not None else tokenizer_for_gguf(path)
+        # the tool block the model was trained on: as given, else the GGUF's record (nanoagent/prompt_format.py)
+        self.fmt = format_for(prompt_format, path)
         self.stop_ids = stop_token_ids(self.tokenizer)
         self._llama_options = dict(n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(), n_gpu_layers=n_gpu_layers,
                                    logits_all=False, verbose=False)
@@ -120,7 +124,9 @@ class LlamaCppBackend:
     def describe(self) -> str:
         threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
         repeats = ", stops at a repeated call" if self.repeat_stop else ""
-        return f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}{repeats}"
+        fmt = f", {self.fmt.name} prompt" if self.fmt.name != "standard" else ""
+        return (f"llama-cpp-python ({self.path.name}){', constrained' if self.grammars else ''}{threshold}{repeats}"
+                f"{fmt}")
 
     def _check_tokenizer(self) -> None:
         ours = list(backend_tokenizer(self.tokenizer).encode(PROBE_TEXT, add_special_tokens=False).ids)
@@ -153,7 +159,7 @@ class LlamaCppBackend:
         when given, is called with each new piece of decoded text as it is generated (streaming)."""
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
-        prompt_ids = render_prompt(messages, tools, self.tokenizer)
+        prompt_ids = render_prompt(messages, tools, self.tokenizer, self.fmt)
         rng = np.random.default_rng(seed)
         self._feed_prompt(prompt_ids)
         rules = self._rules(tools, tool_choice)
@@ -218,7 +224,7 @@ class LlamaCppBackend:
 
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
-        prompts, offered = batch_prompts(conversations, tools, self.tokenizer)
+        prompts, offered = batch_prompts(conversations, tools, self.tokenizer, self.fmt)
         if not prompts:
             return []
         rules = [self._rules(t) for t in offered]

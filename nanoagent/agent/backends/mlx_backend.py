@@ -57,7 +57,7 @@ from nanoagent.agent.backends.shared_prefix import shared_prefix_attention, supp
 from nanoagent.agent.backends.sampling import (check_request, check_sampling, chosen_logprobs_mlx, log_softmax_numpy,
                                                make_mlx_sampler, sample_numpy)
 from nanoagent.numpy_ops import numpy_ops
-from nanoagent.render import render_prompt
+from nanoagent.render import PromptFormat, format_named, render_prompt
 
 
 MIN_SHARED_PREFIX = 16  # below this, prefilling a shared prefix separately is not worth a pass
@@ -68,9 +68,11 @@ class MLXBackend:
 
     def __init__(self, model, tokenizer, *, top_p: float = 1.0, prefill_step_size: int = 512,
                  reuse_prompt_cache: bool = True, name: str = "mlx", constrain: bool | str = False,
-                 call_threshold: float | None = None, stop_repeats: bool = False):
+                 call_threshold: float | None = None, stop_repeats: bool = False,
+                 prompt_format: PromptFormat | str | None = None):
         check_sampling(0.0, top_p)
         self.model, self.tokenizer, self.top_p = model, tokenizer, top_p
+        self.fmt = format_named(prompt_format)  # the tool block it was trained on (nanoagent/prompt_format.py)
         self.prefill_step_size = prefill_step_size
         self.reuse_prompt_cache = reuse_prompt_cache
         self.name = name
@@ -96,14 +98,18 @@ class MLXBackend:
     @classmethod
     def from_spec(cls, spec: str = "embedded", **options) -> "MLXBackend":
         from nanoagent.models import load
+        from nanoagent.prompt_format import format_for
 
+        asked = options.pop("prompt_format", None)
         model, tokenizer = load(spec)
-        return cls(model, tokenizer, name=f"mlx:{spec}", **options)
+        fmt = format_for(asked, spec)  # after load: a Hub model's record is in the local cache by now
+        return cls(model, tokenizer, name=f"mlx:{spec}", prompt_format=fmt, **options)
 
     def describe(self) -> str:
         threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
         repeats = ", stops at a repeated call" if self.repeat_stop else ""
-        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}{threshold}{repeats}"
+        fmt = f", {self.fmt.name} prompt" if self.fmt.name != "standard" else ""
+        return f"MLX in-process ({self.name}){', constrained' if self.grammars else ''}{threshold}{repeats}{fmt}"
 
     # ------------------------------------------------------------------------------------------- one conversation
 
@@ -125,7 +131,7 @@ class MLXBackend:
         when given, is called with each new piece of decoded text as it is generated (streaming)."""
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
-        prompt_ids = render_prompt(messages, tools, self.tokenizer)
+        prompt_ids = render_prompt(messages, tools, self.tokenizer, self.fmt)
         if seed is not None:
             mx.random.seed(seed)
         cache, todo = self._prompt_cache(prompt_ids)
@@ -200,7 +206,7 @@ class MLXBackend:
         """One Completion per conversation, generated together; `conversations` as in conversations_with_tools."""
         check_request(temperature, self.top_p, max_tokens)
         start = time.perf_counter()
-        prompts, offered = batch_prompts(conversations, tools, self.tokenizer)
+        prompts, offered = batch_prompts(conversations, tools, self.tokenizer, self.fmt)
         if not prompts:
             return []
         rules = [self._rules(t) for t in offered]

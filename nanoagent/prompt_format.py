@@ -1,0 +1,86 @@
+"""A model's prompt format (nanoagent.render.PromptFormat): stored with the model by the trainer, read back by every
+stage that renders a prompt for it.
+
+A model answers best in the tool-block format it was trained on, so the format travels with the weights the way the
+call threshold does (nanoagent/call_threshold.py): `prompt_format.json` beside a model folder's config.json, and
+the `nanoagent.prompt_format` key in a GGUF's metadata (with the matching Jinja chat template). A model with no
+record (the base model, anything trained before formats were recorded) is in the standard format. A Hub model's
+record is read from the local Hugging Face cache, where loading the model put it.
+
+    save_format("runs/x/model", FORMATS["compact"])   # -> runs/x/model/prompt_format.json
+    stored_format("runs/x")                           # PromptFormat from a model or run folder, or a .gguf
+    format_for("compact", "runs/x")                   # an explicit name wins; None -> stored_format(spec)
+
+Left out: formats defined in a file (a format is code in nanoagent/render.py, so that the template, the renderer
+and the token counts cannot disagree).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nanoagent.render import DEFAULT_FORMAT, FORMATS, PromptFormat, PromptFormatError, format_named
+
+FILE = "prompt_format.json"
+GGUF_KEY = "nanoagent.prompt_format"
+
+
+def save_format(model_dir: str | Path, fmt: PromptFormat | str) -> Path:
+    """Record `fmt` beside the weights in `model_dir` (a folder with config.json)."""
+    from nanoagent.atomic import write_json
+
+    fmt = format_named(fmt)
+    folder = Path(model_dir)
+    if not (folder / "config.json").is_file():
+        raise PromptFormatError(f"{folder} is not a model folder (no config.json): save the prompt format beside "
+                                "the weights of an MLX model or a run's model/ folder")
+    return write_json(folder / FILE, {"prompt_format": fmt.name})
+
+
+def stored_format(spec: str | Path) -> PromptFormat:
+    """The format stored with a model (a model or run folder's prompt_format.json, or a GGUF's metadata); the
+    standard format when it has none. A record naming no known format is a PromptFormatError naming the file."""
+    from nanoagent.models import ModelLoadError, classify
+
+    try:
+        found = classify(spec)
+    except ModelLoadError:
+        return DEFAULT_FORMAT  # the model's loader says what is wrong with the spec
+    if found.kind == "gguf":
+        from nanoagent.gguf_import import open_gguf
+
+        field = open_gguf(found.path).fields.get(GGUF_KEY)
+        return DEFAULT_FORMAT if field is None else _named(field.contents(), f"{found.path} ({GGUF_KEY})")
+    file = found.path / FILE if found.kind == "folder" else _hub_cached(found.spec) if found.kind == "hub" else None
+    if file is None or not file.is_file():
+        return DEFAULT_FORMAT
+    try:
+        name = json.loads(file.read_text()).get("prompt_format")
+    except (json.JSONDecodeError, AttributeError) as e:
+        raise PromptFormatError(f"{file} is not a prompt-format file ({e}); write "
+                                f'{{"prompt_format": "<one of {", ".join(FORMATS)}>"}} into it or delete it '
+                                "(the standard format)") from None
+    return _named(name, str(file))
+
+
+def _hub_cached(repo_id: str) -> Path | None:
+    """A Hub model's prompt_format.json in the local Hugging Face cache (there once the model was loaded); no
+    network."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo_id, FILE)
+    return Path(found) if isinstance(found, str) else None
+
+
+def format_for(name: str | None, spec: str | Path) -> PromptFormat:
+    """An explicit format name (a `--prompt-format` value), else the one stored with the model `spec`."""
+    return format_named(name) if name else stored_format(spec)
+
+
+def _named(name, where: str) -> PromptFormat:
+    try:
+        return format_named(name if isinstance(name, str) else repr(name))
+    except PromptFormatError as e:
+        raise PromptFormatError(f"{where}: {e}. The model was saved by a newer nanoagent, or the record is "
+                                "damaged.") from None
