@@ -86,10 +86,7 @@ def load_eval_backend(cfg):
             options["call_threshold"] = cfg.call_threshold
         else:
             cfg.call_threshold = None
-        if getattr(cfg, "prompt_format", None):
-            if kind == "openai":
-                raise ConfigError(f"--prompt-format needs an in-process model (a .gguf file or an MLX model); "
-                                  f"{cfg.model} renders prompts on the server's side")
+        if getattr(cfg, "prompt_format", None):  # an endpoint takes one in completions mode only (it says so)
             options["prompt_format"] = cfg.prompt_format
         backend = load_backend(cfg.model, **options)
         if hasattr(cfg, "prompt_format") and hasattr(backend, "fmt"):

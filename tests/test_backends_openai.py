@@ -69,6 +69,21 @@ def test_bad_urls_are_clear_errors():
         OpenAIBackend("127.0.0.1:8080/v1")
     with pytest.raises(BackendError, match="mode"):
         OpenAIBackend("http://127.0.0.1:1/v1", mode="embeddings")
+    with pytest.raises(BackendError, match="completions mode only"):
+        OpenAIBackend("http://127.0.0.1:1/v1", prompt_format="compact")
+
+
+def test_completions_mode_renders_in_the_asked_prompt_format(monkeypatch):
+    from nanoagent.render import FORMATS, render_text
+
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}]
+    messages = [{"role": "user", "content": "hi"}]
+    sent = []
+    backend = OpenAIBackend("http://127.0.0.1:1/v1", mode="completions", prompt_format="compact")
+    monkeypatch.setattr(backend, "_post", lambda path, body: sent.append(body) or {"choices": [{"text": "ok"}]})
+    backend.complete(messages, tools, max_tokens=4, temperature=0.0, seed=0)
+    assert sent[0]["prompt"] == render_text(messages, tools, add_generation_prompt=True, fmt=FORMATS["compact"])
+    assert sent[0]["prompt"] != render_text(messages, tools, add_generation_prompt=True)
 
 
 def test_nothing_listening_is_a_clear_error():

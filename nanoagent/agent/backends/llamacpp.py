@@ -1,7 +1,8 @@
 """A GGUF model through llama-cpp-python on the CPU, fed OUR token ids: the laptop agent's backend.
 
-The prompt is `render_prompt(messages, tools, tokenizer)` with our tokenizer (rebuilt from the GGUF's own metadata
-unless one is given), and those ids go straight to llama.cpp: prompts are byte-identical to training and to the MLX
+The prompt is `render_prompt(messages, tools, tokenizer, fmt)` with our tokenizer (rebuilt from the GGUF's own
+metadata unless one is given) in the prompt format the GGUF records (nanoagent/prompt_format.py; `prompt_format=`
+overrides), and those ids go straight to llama.cpp: prompts are byte-identical to training and to the MLX
 backend, whatever chat template the GGUF carries. On construction the backend checks that llama.cpp tokenizes a
 probe text to the same ids as our tokenizer and refuses a mismatched pair.
 

@@ -1,6 +1,7 @@
 """The MLX policy in-process: exact sampled token ids and log-probs, and GRPO groups generated as one batch.
 
-The prompt is `nanoagent.render.render_prompt(messages, tools, tokenizer)`: the same ids training sees, never
+The prompt is `nanoagent.render.render_prompt(messages, tools, tokenizer, fmt)` in the model's prompt format
+(nanoagent/prompt_format.py; `from_spec` reads it, `prompt_format=` overrides): the same ids training sees, never
 decoded text tokenized again. Sampling goes through sampling.py (temperature, top-p). Each Completion carries
     prompt_ids          the rendered prompt
     completion_ids      the sampled ids, including the closing <|im_end|> when the model wrote it

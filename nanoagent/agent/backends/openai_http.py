@@ -6,8 +6,9 @@ Two ways to ask, chosen by `mode`:
                    answering the oldest unanswered id); the reply's `tool_calls` are written back into our text
                    convention (`<tool_call>` blocks after the content), so the agent loop parses every backend's
                    reply the same way. The server's chat template decides the prompt text.
-    "completions"  POST {base_url}/completions with OUR rendered prompt text (nanoagent.render) and stop
-                   `<|im_end|>`: the prompt is byte-identical to training whatever the server's template is.
+    "completions"  POST {base_url}/completions with OUR rendered prompt text (nanoagent.render, in the
+                   `prompt_format` the served model was trained in; default standard) and stop `<|im_end|>`: the
+                   prompt is byte-identical to training whatever the server's template is.
 
 Usage:
     backend = OpenAIBackend("http://127.0.0.1:8080/v1", model="smollm2")
@@ -28,7 +29,7 @@ import urllib.error
 import urllib.request
 
 from nanoagent.agent.backends.common import BackendError, SampledCompletion
-from nanoagent.render import IM_END, render_text
+from nanoagent.render import IM_END, format_named, render_text
 from nanoagent.toolcall import CLOSE, OPEN, format_tool_call
 
 MODES = ("chat", "completions")
@@ -93,12 +94,16 @@ class OpenAIBackend:
 
     def __init__(self, base_url: str, model: str = "default", *, mode: str = "chat", api_key: str | None = None,
                  top_p: float = 1.0, tool_choice: str | dict | None = None, timeout: float = 300.0,
-                 tokenizer=None):
+                 tokenizer=None, prompt_format=None):
         if not base_url.startswith(("http://", "https://")):
             raise BackendError(f"endpoint URL {base_url!r} must start with http:// or https://, "
                                "e.g. http://127.0.0.1:8080/v1")
         if mode not in MODES:
             raise BackendError(f"mode {mode!r} is not one of {MODES}")
+        if prompt_format is not None and mode == "chat":
+            raise BackendError("a prompt format applies to completions mode only: in chat mode the server's chat "
+                               "template renders the prompt")
+        self.fmt = format_named(prompt_format)
         self.base_url = base_url.rstrip("/")
         self.model, self.mode, self.top_p, self.timeout = model, mode, top_p, timeout
         self.tool_choice = tool_choice  # chat mode: "auto", "required" or {"type": "function", ...}; None: not sent
@@ -148,7 +153,7 @@ class OpenAIBackend:
             text = reply_text(choice.get("message") or {})
             prompt_text = None
         else:
-            prompt_text = render_text(messages, tools, add_generation_prompt=True)
+            prompt_text = render_text(messages, tools, add_generation_prompt=True, fmt=self.fmt)
             body.update(prompt=prompt_text, stop=[IM_END])
             data = self._post("completions", body)
             choice = self._first_choice(data)
