@@ -218,6 +218,7 @@ def main(argv=None):
     from bench.machine import write_result
     from nanoagent.agent.backends.mlx_backend import MLXBackend
     from nanoagent.models import load
+    from nanoagent.prompt_format import stored_format
     from nanoagent.tasks import load_tasks
     from train.grpo import train_step
     from train.grpo_config import GRPOConfig, check
@@ -229,7 +230,7 @@ def main(argv=None):
                            task_mix={"coding": 1.0}))
     task = next(t for t in load_tasks("coding") if t.id == args.task)
     model, tok = load(args.model)
-    backend = MLXBackend(model, tok)
+    backend = MLXBackend(model, tok, prompt_format=stored_format(args.model))
     timed_group(backend, task, SimpleNamespace(**{**vars(cfg), "group_size": 1, "max_tokens_per_turn": 4}), 0)
     batched, trajs = timed_group(backend, task, cfg, seed=1)
     sequential, _ = timed_group(SequentialOnly(backend), task, cfg, seed=1)

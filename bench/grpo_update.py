@@ -84,6 +84,7 @@ def main(argv=None):
     from bench.machine import write_result
     from nanoagent.agent.backends.mlx_backend import MLXBackend
     from nanoagent.models import load
+    from nanoagent.prompt_format import stored_format
     from train.grpo_config import GRPOConfig, check
     from train.grpo_toolcall import load_toolcall_tasks
     from train.trainer import build_optimizer, compiled_update
@@ -94,7 +95,7 @@ def main(argv=None):
     pool = load_toolcall_tasks(args.source)
     tasks = random.Random(args.seed).sample(pool, min(args.tasks, len(pool)))
     model, tok = load(args.model)
-    samples = rollouts(MLXBackend(model, tok), tasks, cfg, args.seed)
+    samples = rollouts(MLXBackend(model, tok, prompt_format=stored_format(args.model)), tasks, cfg, args.seed)
     prepare(model, cfg)
     apply_update = compiled_update(model, build_optimizer(SimpleNamespace(**{**vars(cfg), "steps": 100})),
                                    cfg.grad_clip)

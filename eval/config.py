@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from nanoagent.config import ConfigError
 from nanoagent.stats import BOOTSTRAP_SAMPLES
 
-__all__ = ["ConfigError", "EvalConfig", "load_eval_backend"]
+__all__ = ["ConfigError", "EvalConfig", "load_eval_backend", "prompt_format_used"]
 
 
 @dataclass
@@ -48,6 +48,17 @@ class EvalConfig:
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
     bootstrap_samples: int = BOOTSTRAP_SAMPLES
+
+
+def prompt_format_used(cfg) -> str | None:
+    """The name of the prompt format `load_eval_backend(cfg)` prompts in, without loading the model: the asked one,
+    else the model's stored one; None for an endpoint in chat mode (its server's template renders the prompt)."""
+    from nanoagent.agent.backends import backend_kind
+    from nanoagent.prompt_format import format_for
+
+    if backend_kind(cfg.model) == "openai":
+        return cfg.prompt_format or None
+    return format_for(cfg.prompt_format, cfg.model).name
 
 
 def load_eval_backend(cfg):
@@ -89,8 +100,8 @@ def load_eval_backend(cfg):
         if getattr(cfg, "prompt_format", None):  # an endpoint takes one in completions mode only (it says so)
             options["prompt_format"] = cfg.prompt_format
         backend = load_backend(cfg.model, **options)
-        if hasattr(cfg, "prompt_format") and hasattr(backend, "fmt"):
-            cfg.prompt_format = backend.fmt.name  # the format used goes into the result's settings
+        if hasattr(cfg, "prompt_format"):  # the format used goes into the result's settings
+            cfg.prompt_format = getattr(getattr(backend, "fmt", None), "name", None)
         return backend
     except ThresholdError as e:
         raise ConfigError(str(e)) from None

@@ -107,7 +107,7 @@ def main(argv=None) -> int:
 
     try:
         model, tokenizer = load(cfg.model)
-        fmt = stored_format(cfg.model)  # prompted as the model was trained (nanoagent/prompt_format.py)
+        prompt_fmt = stored_format(cfg.model)  # prompted as the model was trained (nanoagent/prompt_format.py)
     except (ModelLoadError, GGUFImportError, ValueError) as e:
         print(f"error: could not load model {cfg.model!r}: {e}", file=sys.stderr)
         return 2
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     result = {"kind": "decision", "label": label, "settings": asdict(cfg), "machine": machine_info(), "suites": {}}
     for name, items in loaded.items():
         t0 = time.perf_counter()
-        rows = call_probabilities(model, tokenizer, items, fmt)
+        rows = call_probabilities(model, tokenizer, items, prompt_fmt)
         result["suites"][name] = {**summarize(rows, cfg.min_calls_kept), "seconds": round(time.perf_counter() - t0, 1),
                                   "items": rows}
         s = result["suites"][name]

@@ -51,7 +51,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from eval.config import ConfigError, EvalConfig, load_eval_backend
+from eval.config import ConfigError, EvalConfig, load_eval_backend, prompt_format_used
 from eval.results import label_for, new_run, save_run
 from nanoagent import config as layered
 from nanoagent.scoring import at_threshold, run_suite, summarize
@@ -154,12 +154,17 @@ def resumed_run(cfg, suites: dict[str, list[str]]) -> dict | None:
         raise ResumeError(f"{path} is of model {run.get('model', {}).get('spec')!r}, not {cfg.model!r}; "
                           "choose another --name or run without --resume")
     from nanoagent.call_threshold import ThresholdError, resolve_threshold
+    from nanoagent.render import PromptFormatError
 
     now = asdict(cfg)
-    try:  # a run records the number its --call-threshold resolved to ("model" -> the stored one)
+    try:  # a run records the number its --call-threshold resolved to ("model" -> the stored one), and the format
         now["call_threshold"] = resolve_threshold(cfg.call_threshold, cfg.model)
-    except ThresholdError as e:
+        now["prompt_format"] = prompt_format_used(cfg)
+    except (ThresholdError, PromptFormatError) as e:
         raise ResumeError(str(e)) from None
+    saved = run.setdefault("settings", {})
+    if "prompt_format" not in saved and now["prompt_format"] == "standard":
+        saved["prompt_format"] = "standard"  # results from before formats were recorded: all standard
     differ = sorted(k for k in set(now) | set(run.get("settings", {})) - _NOT_COMPARED
                     if k not in _NOT_COMPARED and run.get("settings", {}).get(k) != now.get(k))
     if differ:

@@ -182,17 +182,23 @@ def convert_gguf(path: str | Path, out_dir: str | Path) -> Path:
     """Write a float32 MLX / Hugging Face folder for the llama GGUF at `path`. Not atomic: see models.py."""
     import mlx.core as mx
 
-    from nanoagent.render import CHAT_TEMPLATE
+    from nanoagent.prompt_format import save_format, stored_format
+    from nanoagent.render import PromptFormatError, chat_template
 
     path, out_dir = Path(path), Path(out_dir)
     if not path.is_file():
         raise GGUFImportError(f"GGUF file not found: {path}")
+    try:
+        fmt = stored_format(str(path))  # the GGUF's own record (standard when it has none)
+    except PromptFormatError as e:
+        raise GGUFImportError(str(e)) from None
     reader = open_gguf(path)
     meta = read_metadata(reader)
     cfg = config_from_metadata(meta)
     weights = load_float_weights(reader, cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
     mx.save_safetensors(str(out_dir / "model.safetensors"), weights, metadata={"format": "mlx"})
-    hf_tokenizer_from_metadata(meta, CHAT_TEMPLATE).save_pretrained(str(out_dir))
+    hf_tokenizer_from_metadata(meta, chat_template(fmt)).save_pretrained(str(out_dir))
     (out_dir / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    save_format(out_dir, fmt)
     return out_dir

@@ -7,7 +7,7 @@ the `nanoagent.prompt_format` key in a GGUF's metadata (with the matching Jinja 
 record (the base model, anything trained before formats were recorded) is in the standard format. A Hub model's
 record is read from the local Hugging Face cache, where loading the model put it.
 
-    save_format("runs/x/model", FORMATS["compact"])   # -> runs/x/model/prompt_format.json
+    save_format("runs/x/model", FORMATS["compact"])   # -> runs/x/model/prompt_format.json, chat_template.jinja
     stored_format("runs/x")                           # PromptFormat from a model or run folder, or a .gguf
     format_for("compact", "runs/x")                   # an explicit name wins; None -> stored_format(spec)
 
@@ -24,17 +24,28 @@ from nanoagent.render import DEFAULT_FORMAT, FORMATS, PromptFormat, PromptFormat
 
 FILE = "prompt_format.json"
 GGUF_KEY = "nanoagent.prompt_format"
+TEMPLATE_FILE = "chat_template.jinja"  # where transformers keeps a tokenizer's chat template
 
 
 def save_format(model_dir: str | Path, fmt: PromptFormat | str) -> Path:
-    """Record `fmt` beside the weights in `model_dir` (a folder with config.json)."""
+    """Record `fmt` beside the weights in `model_dir` (a folder with config.json), and make the folder's tokenizer
+    carry its chat template (chat_template.jinja, and tokenizer_config.json's copy when it has one), so that
+    `apply_chat_template` and mlx-lm render as we do."""
     from nanoagent.atomic import write_json
+    from nanoagent.render import chat_template
 
     fmt = format_named(fmt)
     folder = Path(model_dir)
     if not (folder / "config.json").is_file():
         raise PromptFormatError(f"{folder} is not a model folder (no config.json): save the prompt format beside "
                                 "the weights of an MLX model or a run's model/ folder")
+    template = chat_template(fmt)
+    (folder / TEMPLATE_FILE).write_text(template)
+    tok_cfg = folder / "tokenizer_config.json"
+    if tok_cfg.is_file():
+        settings = json.loads(tok_cfg.read_text())
+        if "chat_template" in settings:
+            write_json(tok_cfg, {**settings, "chat_template": template}, ensure_ascii=False)
     return write_json(folder / FILE, {"prompt_format": fmt.name})
 
 

@@ -66,7 +66,7 @@ wait $export_pid; echo "gpu_job: export rc $?"
 keep="/tmp/$name-results"
 mkdir -p "$keep"
 cp "$run"/metrics.jsonl "$run"/summary.json "$run"/config.yaml "$run"/validity.json "$run"/*.png "$keep"/ 2>/dev/null
-cp "$run"/model/call_threshold.json "/tmp/$name"-*.log "/tmp/$name-eval"/*.json "/tmp/$name-q8_0.export.json" "$keep"/ 2>/dev/null
+cp "$run"/model/call_threshold.json "$run"/model/prompt_format.json "/tmp/$name"-*.log "/tmp/$name-eval"/*.json "/tmp/$name-q8_0.export.json" "$keep"/ 2>/dev/null
 tar czf "/tmp/$name-results.tgz" -C /tmp "$name-results"
 (cd /tmp && md5sum "$name-q8_0.gguf" > "$name-q8_0.gguf.md5" && split -b 16000000 -d -a 1 "$name-q8_0.gguf" "$name-q8_0.gguf.")
 ls -l "/tmp/$name-results.tgz" /tmp/"$name"-q8_0.gguf*

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from nanoagent.prompt_format import FILE, GGUF_KEY, save_format, stored_format
-from nanoagent.render import FORMATS, PromptFormatError, chat_template, render_prompt
+from nanoagent.render import FORMATS, PromptFormatError, chat_template, render_prompt, render_text
 from nanoagent.testing import save_tiny_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +98,41 @@ def test_a_compact_run_is_prompted_compact_everywhere(tmp_path, capsys):
     llama = load_backend(str(gguf))
     reply = llama.complete(messages, tools, max_tokens=2, temperature=0.0, seed=0)
     assert llama.fmt is COMPACT and reply.prompt_ids == render_prompt(messages, tools, llama.tokenizer, COMPACT)
+
+    from transformers import AutoTokenizer
+
+    from nanoagent.gguf_import import convert_gguf
+
+    back = convert_gguf(gguf, tmp_path / "converted")  # a folder made from the GGUF keeps its format
+    for folder in (run / "model", back):
+        assert stored_format(folder) is COMPACT
+        text = AutoTokenizer.from_pretrained(str(folder)).apply_chat_template(
+            messages, tools=tools, add_generation_prompt=True, tokenize=False)
+        assert text == render_text(messages, tools, add_generation_prompt=True, fmt=COMPACT)  # transformers, mlx-lm
+
+
+def test_eval_runs_record_the_format_and_resume_by_it(tmp_path, capsys):
+    from eval import decision, toolcall
+
+    run = tmp_path / "run"
+    model = save_tiny_model(run / "model")
+    save_format(model, "compact")
+    valid = FIXTURE / "valid.jsonl"
+    assert decision.main(["--model", str(run), "--suites", f"valid:{valid},valid:{valid}", "--n", "0",
+                          "--out-dir", ""]) == 0  # every suite prompted in the model's format
+    base = ["--model", str(run), "--max-tokens", "2", "--out-dir", str(tmp_path / "res"), "--name", "r",
+            "--bootstrap-samples", "10"]
+    assert toolcall.main(base + ["--suites", f"valid:{valid}"]) == 0
+    result = tmp_path / "res" / "r.json"
+    assert json.loads(result.read_text())["settings"]["prompt_format"] == "compact"
+    assert toolcall.main(base + ["--suites", f"valid:{valid}", "--resume"]) == 0
+    assert toolcall.main(base + ["--suites", f"valid:{valid}", "--resume", "--prompt-format", "standard"]) == 2
+    assert "prompt_format: 'compact' there, 'standard' here" in capsys.readouterr().err
+    old = json.loads(result.read_text())  # a result from before formats were recorded was prompted standard
+    del old["settings"]["prompt_format"]
+    result.write_text(json.dumps(old))
+    assert toolcall.main(base + ["--suites", f"valid:{valid}", "--resume", "--prompt-format", "standard"]) == 0
+    assert toolcall.main(base + ["--suites", f"valid:{valid}", "--resume"]) == 2  # the model is compact now
 
 
 def test_eval_rejects_an_unknown_format_before_work(tmp_path, capsys):

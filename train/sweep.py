@@ -215,7 +215,7 @@ def table(summary: dict, key: str = "eval") -> str:
 
 
 PROVENANCE = ("config.yaml", "summary.json", "metrics.jsonl", "validity.json", "data_stats.json",
-              "model/call_threshold.json", "model-q8_0.export.json")
+              "model/call_threshold.json", "model/prompt_format.json", "model-q8_0.export.json")
 
 
 def keep_provenance(spec: dict) -> None:

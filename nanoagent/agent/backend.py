@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from nanoagent.render import format_named
+
 
 @dataclass
 class Completion:
@@ -58,11 +60,12 @@ class ScriptedBackend:
 
     name = "scripted"
 
-    def __init__(self, replies: list[str], tokenizer=None):
+    def __init__(self, replies: list[str], tokenizer=None, prompt_format=None):
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
             raise TypeError("ScriptedBackend needs a list of reply strings")
         self.replies = list(replies)
         self.tokenizer = tokenizer
+        self.fmt = format_named(prompt_format)  # how prompts are rendered when a tokenizer is given
         self.calls: list[list[dict]] = []  # the messages each call saw, for tests
 
     def complete(self, messages: list[dict], tools: list[dict], *, max_tokens: int = 512, temperature: float = 0.0,
@@ -80,7 +83,7 @@ class ScriptedBackend:
         else:
             from nanoagent.render import IM_END, backend_tokenizer, render_prompt
 
-            prompt_ids = render_prompt(messages, tools, self.tokenizer)
+            prompt_ids = render_prompt(messages, tools, self.tokenizer, self.fmt)
             completion_ids = list(backend_tokenizer(self.tokenizer).encode(text + IM_END,
                                                                            add_special_tokens=False).ids)
             prompt_n, out_n = len(prompt_ids), len(completion_ids)

@@ -103,7 +103,7 @@ class OpenAIBackend:
         if prompt_format is not None and mode == "chat":
             raise BackendError("a prompt format applies to completions mode only: in chat mode the server's chat "
                                "template renders the prompt")
-        self.fmt = format_named(prompt_format)
+        self.fmt = format_named(prompt_format) if mode == "completions" else None  # chat: the server's template
         self.base_url = base_url.rstrip("/")
         self.model, self.mode, self.top_p, self.timeout = model, mode, top_p, timeout
         self.tool_choice = tool_choice  # chat mode: "auto", "required" or {"type": "function", ...}; None: not sent
