@@ -68,7 +68,7 @@ class DFTConfig(TrainingConfig):
     # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
     decision_weight: float = 3.0
     # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
-    # to make; 1 is plain SFT). Off by default until a run measures it (train/README.md).
+    # to make; 1 is plain SFT). Off: from the base, 3 doubled the extra calls on BFCL parallel (train/README.md).
     count_weight: float = 1.0
     # how the system turn lists the tools (nanoagent/render.py FORMATS: standard | compact), saved with the model so
     # eval, the agent and the GGUF prompt it the same way; None: the base model's own (standard for SmolLM2)
