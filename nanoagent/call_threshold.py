@@ -18,7 +18,6 @@ Left out: per-tool or per-conversation thresholds.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 FILE = "call_threshold.json"
@@ -116,26 +115,19 @@ def save_threshold(model_dir: str | Path, info: dict) -> Path:
 
 def stored_threshold(spec: str | Path) -> float | None:
     """The threshold stored with a model: a model or run folder's call_threshold.json, or a GGUF's metadata."""
-    from nanoagent.models import ModelLoadError, classify
+    from nanoagent.models import DamagedRecord, stored_record
 
     try:
-        found = classify(spec)
-    except ModelLoadError:
-        return None  # the model's loader says what is wrong with the spec
-    if found.kind == "gguf":
-        from nanoagent.gguf_import import open_gguf
-
-        field = open_gguf(found.path).fields.get(GGUF_KEY)
-        return None if field is None else check_threshold(float(field.contents()), f"{found.path} ({GGUF_KEY})")
-    file = found.path / FILE if found.kind == "folder" else None
-    if file is None or not file.is_file():
-        return None
-    try:
-        value = json.loads(file.read_text()).get("call_threshold")
-    except (json.JSONDecodeError, AttributeError) as e:
-        raise ThresholdError(f"{file} is not a call-threshold file ({e}); delete it or rerun "
+        found = stored_record(spec, FILE, "call_threshold", GGUF_KEY)
+    except DamagedRecord as e:
+        raise ThresholdError(f"{e}: not a call-threshold file; delete it or rerun "
                              "`python -m eval.decision --save-threshold`") from None
-    return check_threshold(value, str(file))
+    if found is None:
+        return None
+    value, where = found
+    if where.endswith(f"({GGUF_KEY})"):  # the GGUF metadata holds a float32
+        value = float(value)
+    return check_threshold(value, where)
 
 
 def resolve_threshold(value, spec: str) -> float | None:

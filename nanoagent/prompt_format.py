@@ -52,36 +52,15 @@ def save_format(model_dir: str | Path, fmt: PromptFormat | str) -> Path:
 def stored_format(spec: str | Path) -> PromptFormat:
     """The format stored with a model (a model or run folder's prompt_format.json, or a GGUF's metadata); the
     standard format when it has none. A record naming no known format is a PromptFormatError naming the file."""
-    from nanoagent.models import ModelLoadError, classify
+    from nanoagent.models import DamagedRecord, stored_record
 
     try:
-        found = classify(spec)
-    except ModelLoadError:
-        return DEFAULT_FORMAT  # the model's loader says what is wrong with the spec
-    if found.kind == "gguf":
-        from nanoagent.gguf_import import open_gguf
-
-        field = open_gguf(found.path).fields.get(GGUF_KEY)
-        return DEFAULT_FORMAT if field is None else _named(field.contents(), f"{found.path} ({GGUF_KEY})")
-    file = found.path / FILE if found.kind == "folder" else _hub_cached(found.spec) if found.kind == "hub" else None
-    if file is None or not file.is_file():
-        return DEFAULT_FORMAT
-    try:
-        name = json.loads(file.read_text()).get("prompt_format")
-    except (json.JSONDecodeError, AttributeError) as e:
-        raise PromptFormatError(f"{file} is not a prompt-format file ({e}); write "
+        found = stored_record(spec, FILE, "prompt_format", GGUF_KEY)
+    except DamagedRecord as e:
+        raise PromptFormatError(f"{e}: not a prompt-format file; write "
                                 f'{{"prompt_format": "<one of {", ".join(FORMATS)}>"}} into it or delete it '
                                 "(the standard format)") from None
-    return _named(name, str(file))
-
-
-def _hub_cached(repo_id: str) -> Path | None:
-    """A Hub model's prompt_format.json in the local Hugging Face cache (there once the model was loaded); no
-    network."""
-    from huggingface_hub import try_to_load_from_cache
-
-    found = try_to_load_from_cache(repo_id, FILE)
-    return Path(found) if isinstance(found, str) else None
+    return DEFAULT_FORMAT if found is None else _named(*found)
 
 
 def format_for(name: str | None, spec: str | Path) -> PromptFormat:
