@@ -116,7 +116,7 @@ def _cached_count(piece: str, backend) -> int:
     return n
 
 
-def token_counts(rec: dict, tokenizer, fmt=DEFAULT_FORMAT) -> tuple[int, int]:
+def token_counts(rec: dict, tokenizer) -> tuple[int, int]:
     """(tokens, supervised tokens) of the rendered record, summed over its pieces.
 
     The pieces are the renderer's own text (nanoagent.render) with the tools block split per tool, so each
@@ -125,6 +125,7 @@ def token_counts(rec: dict, tokenizer, fmt=DEFAULT_FORMAT) -> tuple[int, int]:
     piece boundary, so `apply_filters` re-counts exactly whenever a record comes within 10% of the cap.
     """
     backend = backend_tokenizer(tokenizer)
+    fmt = DEFAULT_FORMAT  # the longer format: a record that fits it fits the compact one too
     msgs, tools = rec["messages"], rec["tools"]
     system = msgs[0]["content"] if msgs and msgs[0]["role"] == "system" else None
     fresh, total = [], 0

@@ -122,12 +122,7 @@ def stored_threshold(spec: str | Path) -> float | None:
     except DamagedRecord as e:
         raise ThresholdError(f"{e}: not a call-threshold file; delete it or rerun "
                              "`python -m eval.decision --save-threshold`") from None
-    if found is None:
-        return None
-    value, where = found
-    if where.endswith(f"({GGUF_KEY})"):  # the GGUF metadata holds a float32
-        value = float(value)
-    return check_threshold(value, where)
+    return None if found is None else check_threshold(*found)
 
 
 def resolve_threshold(value, spec: str) -> float | None:

@@ -165,7 +165,7 @@ EMBEDDING_TENSORS = ("token_embd.weight", "output.weight")  # the vocabulary-wid
 
 
 def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str = "q8_0", name: str = "model",
-               chat_template: str | None = None, progress: bool = True, call_threshold: float | None = None,
+               progress: bool = True, call_threshold: float | None = None,
                embedding_type: str | None = None, prompt_format=None) -> dict:
     """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}.
     `call_threshold` (the one stored with the source model, nanoagent/call_threshold.py) goes into the metadata;
@@ -178,7 +178,7 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
 
     from nanoagent.call_threshold import GGUF_KEY
     from nanoagent.prompt_format import GGUF_KEY as FORMAT_KEY
-    from nanoagent.render import chat_template as template_for, format_named
+    from nanoagent.render import chat_template, format_named
 
     qtype = check_type(qtype)
     fmt = format_named(prompt_format)
@@ -223,7 +223,7 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
                 add(tok[f"{key}_token_id"])
         w.add_add_bos_token(False)
         w.add_add_space_prefix(False)
-        w.add_chat_template(chat_template or template_for(fmt))
+        w.add_chat_template(chat_template(fmt))
         w.add_string(FORMAT_KEY, fmt.name)
         if call_threshold is not None:
             w.add_float32(GGUF_KEY, float(call_threshold))

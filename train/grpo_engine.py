@@ -110,8 +110,8 @@ class LlamaCppRollouts:
         self.path = self.folder / f"policy-{self.qtype}.gguf"
         self.adapter_path = self.folder / "policy-lora.gguf"
         self.backend = None
-        # the policy's prompt format (None: standard); the copy's GGUF does not record it
-        self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p, prompt_format=prompt_format or "standard")
+        self.prompt_format = prompt_format  # the policy's (None: standard); the copy records it, the backend reads it
+        self.options = dict(n_ctx=n_ctx, n_threads=threads, top_p=top_p)
         self.syncs, self.sync_seconds = 0, 0.0
         self.stale = True  # the trainer sets it after every update; rollouts first sync a stale copy
         try:
@@ -129,7 +129,7 @@ class LlamaCppRollouts:
         if self.backend is None or self.mode == "weights":
             fuse = self.mode != "adapter"  # in place: the first copy is the policy itself
             write_gguf(model_weights(model, fuse=fuse), self.config, self.tokenizer, self.path, self.qtype,
-                       name="grpo-policy", progress=False)
+                       name="grpo-policy", progress=False, prompt_format=self.prompt_format)
             if self.backend is None:
                 self.backend = LlamaCppBackend(self.path, tokenizer=self.tokenizer, **self.options)
                 if self.mode == "in_place" and not self.backend.weights_follow_file(self.probe_ids()):
@@ -137,7 +137,7 @@ class LlamaCppRollouts:
                                      "repacked weights or no mmap), so the LoRA policy syncs as an adapter")
                     self.mode = "adapter"
                     write_gguf(model_weights(model, fuse=False), self.config, self.tokenizer, self.path,
-                               self.qtype, name="grpo-policy", progress=False)
+                               self.qtype, name="grpo-policy", progress=False, prompt_format=self.prompt_format)
                     self.backend.reload(self.path)
             else:
                 self.backend.reload(self.path)

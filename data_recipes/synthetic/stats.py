@@ -74,7 +74,7 @@ def summarize(records: list[dict], tokenizer=None) -> dict:
 def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
     """Tokens of the records' tool specs as rendered (the standard format), of the same specs as compact JSON, and
     of the fixed tool instructions (the text before and after the specs, once per record that offers tools)."""
-    from nanoagent.render import DEFAULT_FORMAT, backend_tokenizer, tool_json
+    from nanoagent.render import DEFAULT_FORMAT, FORMATS, backend_tokenizer, tool_json
 
     tok = backend_tokenizer(tokenizer)
     count = lambda text: len(tok.encode(text, add_special_tokens=False).ids)  # noqa: E731
@@ -85,5 +85,5 @@ def prompt_tokens(records: list[dict], tokenizer) -> tuple[int, int, int]:
         fixed += instructions if tools else 0
         for t in tools:
             specs += count(tool_json(t))
-            compact += count(tool_json(t, separators=(",", ":")))
+            compact += count(tool_json(t, FORMATS["compact"].separators))
     return specs, compact, fixed
