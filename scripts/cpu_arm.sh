@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One arm of a quality comparison on this machine's CPU, start to finish: train the quality recipe, export its Q8_0,
-# and score the six whole BFCL suites through llama.cpp, one result file per suite. Run from the checkout's root:
+# One arm of a quality comparison on this machine's CPU, start to finish: build the native ops if missing, train the
+# quality recipe, export its Q8_0, and score the six whole BFCL suites through llama.cpp, one result file per suite.
+# Run from the checkout's root:
 #
 #   bash scripts/cpu_arm.sh NAME [TRAIN_FLAG...]
 #
@@ -31,6 +32,10 @@ say() { echo "cpu_arm $name: $* ($(date '+%F %T'))"; }
 if [ -f "$run/summary.json" ]; then
   say "training already finished ($run/summary.json)"
 else
+  # a fresh checkout or worktree has no compiled kernels: without them the run is slower (and not the build the
+  # committed arms trained with), so build them first where they are supported (about 30 s; see setup.sh)
+  "$py" -m nanoagent.native.build --if-needed > "$logs/native.log" 2>&1 \
+    || say "native ops not built (see $logs/native.log); training uses MLX's own ops"
   say "training: $py -m train.dft --config $config --run-dir $run --no-progress $* (log $logs/train.log)"
   "$py" -m train.dft --config "$config" --run-dir "$run" --no-progress "$@" >> "$logs/train.log" 2>&1 \
     || { rc=$?; say "training failed (rc $rc); the end of $logs/train.log:"; tail -5 "$logs/train.log"; exit $rc; }

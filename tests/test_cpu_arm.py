@@ -1,5 +1,5 @@
-"""scripts/cpu_arm.sh: one CPU arm (train, export, one result file per suite) runs its stages in order, keeps what
-is finished when run again, retries only what failed, and stops at a failed training with its log's end.
+"""scripts/cpu_arm.sh: one CPU arm (native ops, train, export, one result file per suite) runs its stages in order,
+keeps what is finished when run again, retries only what failed, and stops at a failed training with its log's end.
 
 A stand-in `python` (PYTHON=...) records each call and writes the file that stage would write, so the test runs in
 a second; the stages themselves are tested in their own modules.
@@ -21,6 +21,8 @@ echo "$*" >> calls.log
 module="$2"; shift 2
 flag() { local want="$1"; shift; while [ $# -gt 0 ]; do [ "$1" = "$want" ] && { echo "$2"; return; }; shift; done; }
 case "$module" in
+  nanoagent.native.build)
+    [ "${STUB_FAIL:-}" = native ] && { echo "error: cmake not found"; exit 2; } ;;
   train.dft)
     [ "${STUB_FAIL:-}" = train ] && { echo "boom: no data"; exit 4; }
     run="$(flag --run-dir "$@")"; mkdir -p "$run/model"; echo '{}' > "$run/summary.json" ;;
@@ -59,7 +61,8 @@ def test_stages_run_in_order_and_a_rerun_keeps_them(tmp_path):
     tmp = setup(tmp_path)
     r = arm(tmp, "a1", "--seed", "1")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert calls(tmp) == ["-m train.dft", "-m export.gguf", "-m eval.toolcall", "-m eval.toolcall"]
+    assert calls(tmp) == ["-m nanoagent.native.build", "-m train.dft", "-m export.gguf", "-m eval.toolcall",
+                          "-m eval.toolcall"]
     assert (tmp / "runs/a1/summary.json").exists() and (tmp / "exports/a1-q8_0.gguf").exists()
     assert sorted(p.name for p in (tmp / "results").iterdir()) == [
         "toolcall_a1-q8_0-parallel.json", "toolcall_a1-q8_0-simple_python.json"]
@@ -72,7 +75,7 @@ def test_stages_run_in_order_and_a_rerun_keeps_them(tmp_path):
 def test_train_flags_reach_train_dft(tmp_path):
     tmp = setup(tmp_path)
     assert arm(tmp, "a2", "--seed", "3", "--threshold-n", "0").returncode == 0
-    train = (tmp / "calls.log").read_text().splitlines()[0]
+    train = (tmp / "calls.log").read_text().splitlines()[1]
     assert train.split() == ["-m", "train.dft", "--config", "cfg.yaml", "--run-dir", "runs/a2", "--no-progress",
                              "--seed", "3", "--threshold-n", "0"]
 
@@ -91,20 +94,28 @@ def test_a_failed_training_stops_the_arm_with_its_log(tmp_path):
     tmp = setup(tmp_path)
     r = arm(tmp, "a4", fail="train")
     assert r.returncode == 4 and "training failed (rc 4)" in r.stdout and "boom: no data" in r.stdout
-    assert calls(tmp) == ["-m train.dft"] and not (tmp / "exports/a4-q8_0.gguf").exists()
+    assert calls(tmp) == ["-m nanoagent.native.build", "-m train.dft"] and not (tmp / "exports/a4-q8_0.gguf").exists()
 
 
 def test_a_parity_warning_still_scores(tmp_path):
     tmp = setup(tmp_path)
     r = arm(tmp, "a5", fail="parity")
-    assert r.returncode == 0 and "parity warned" in r.stdout and len(calls(tmp)) == 4
+    assert r.returncode == 0 and "parity warned" in r.stdout and len(calls(tmp)) == 5
 
 
 def test_a_failed_export_stops_before_scoring(tmp_path):
     tmp = setup(tmp_path)
     r = arm(tmp, "a6", fail="export")
     assert r.returncode == 5 and "export failed (rc 5)" in r.stdout and "no model folder" in r.stdout
-    assert calls(tmp) == ["-m train.dft", "-m export.gguf"]
+    assert calls(tmp) == ["-m nanoagent.native.build", "-m train.dft", "-m export.gguf"]
+
+
+def test_native_ops_are_built_first_and_a_failed_build_only_slows_training(tmp_path):
+    tmp = setup(tmp_path)
+    r = arm(tmp, "a7", fail="native")
+    assert r.returncode == 0 and "native ops not built" in r.stdout
+    assert "cmake not found" in (tmp / "runs/a7-logs/native.log").read_text()
+    assert calls(tmp)[:2] == ["-m nanoagent.native.build", "-m train.dft"]
 
 
 def test_bad_calls_get_the_usage(tmp_path):
