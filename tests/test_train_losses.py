@@ -14,8 +14,8 @@ from nanoagent.packed_attention import using_packed_rows
 from nanoagent.record import Record
 from nanoagent.testing import tiny_llama, tiny_tokenizer, tok_vocab_size
 from train.data import Batch, iterate_batches, make_batch, tokenize
-from train.losses import (cross_entropy, dft_loss, dft_weights, hidden_states, output_logits, sft_loss,
-                          weighted_mean)
+from train.losses import (cross_entropy, dft_loss, dft_weights, earlier_tokens, hidden_states, output_logits,
+                          sft_loss, weighted_mean, with_unlikelihood)
 
 
 @pytest.fixture(scope="module")
@@ -237,3 +237,72 @@ def test_count_weight_marks_the_choice_after_each_closing_tag(tok):
     assert tok.decode(ids[marked[0]:]).lstrip().startswith("<tool_call>")  # the first choice: another call
     np.testing.assert_array_equal(m1 > 0, m0 > 0)  # the same supervised tokens, only reweighted
     assert "count_weighted_tokens" not in plain.stats
+
+
+# ------------------------------------------------------------------------------------------------ unlikelihood
+
+def test_earlier_tokens_are_the_turns_own_before_each_token_less_the_target():
+    """Candidates: the distinct targets earlier in the same run of supervised tokens, never the target itself; a run
+    ends at an unsupervised token (another turn, another record of a packed row) and at a row's end."""
+    targets = np.array([[5, 6, 5, 7, 9, 6, 6, 8],
+                        [6, 6, 5, 0, 0, 0, 0, 0]], dtype=np.int32)
+    mask = np.array([[1, 1, 1, 1, 0, 1, 1, 3],  # a decision weight of 3 is supervised too
+                     [1, 1, 1, 0, 0, 0, 0, 0]], dtype=np.float32)
+    batch = Batch(targets.copy(), targets, mask)
+    ids, valid = earlier_tokens(batch)
+    rows = [sorted(int(i) for i, v in zip(r, m) if v) for r, m in zip(ids, valid)]
+    assert rows == [[], [5], [6], [5, 6],   # row 0, first turn: 5 6 5 7
+                    [], [], [6],            # second turn: 6 6 8 (the repeated 6 is its own target)
+                    [], [], [6]]            # row 1: 6 6 5
+    assert ids.shape == (10, 2) and valid.sum() == 6
+
+
+def test_unlikelihood_matches_numpy_and_only_adds(tok, model):
+    batch = next(iterate_batches(make_ds(tok), 3, seed=0))
+    _, _, z = np_reference(model, batch, dft=False)
+    ids, valid = earlier_tokens(batch)
+    assert valid.sum() > 0  # the fixture's turns repeat tokens ("donedone", "answer 1")
+    p = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+    ul = -(np.log1p(-np.take_along_axis(p, ids, -1)) * valid).sum(-1)
+    ce = -np.log(p[np.arange(len(z)), batch.targets.reshape(-1)[batch.mask.reshape(-1) > 0]])
+    for alpha in (0.5, 2.0):
+        value, n = with_unlikelihood(sft_loss, alpha)(model, batch)
+        np.testing.assert_allclose(float(value), (ce + alpha * ul).mean(), rtol=1e-4)
+        assert float(n) == batch.n_tokens
+    dft_value, _ = with_unlikelihood(dft_loss, 1.0)(model, batch)
+    np.testing.assert_allclose(float(dft_value), (np.exp(-ce) * ce + ul).mean(), rtol=1e-4)
+    assert with_unlikelihood(sft_loss, 0.0) is sft_loss
+
+
+def test_unlikelihood_moves_the_last_choice_toward_the_end_of_the_reply(tok):
+    """The point of the term: after a reply's last call, the token that would open another call (it also followed
+    the first call's "<tool_call>") is a candidate and the reply's end is not, so training with the term leaves
+    the end far likelier against another call there than plain SFT does over the same steps."""
+    import mlx.optimizers as optim
+
+    calls = [{"type": "function", "function": {"name": "f", "arguments": {"x": i}}} for i in (1, 2)]
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}}}}]
+    recs = [Record.from_dict({"messages": [{"role": "user", "content": "one and two"},
+                                           {"role": "assistant", "content": "", "tool_calls": calls}],
+                              "tools": tools})]
+    batch = next(iterate_batches(tokenize(recs, tok, max_length=2048), 1, seed=0, pack=False))
+    flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
+    targets = batch.targets.reshape(-1)[flat]
+    ids, valid = earlier_tokens(batch)
+    end = int(targets[-1])  # the reply's end, after the second call
+    closes = [i for i in range(len(targets)) if tok.decode(targets[:i + 1].tolist()).endswith("</tool_call>")]
+    go_on = int(targets[closes[0] + 1])  # what followed the first call: another one
+    assert len(closes) == 2 and go_on in ids[-1][valid[-1] > 0] and not (valid * (ids == end)).any()
+
+    def odds_of_ending(alpha):
+        m = tiny_llama(tok_vocab_size(tok), seed=0)
+        opt = optim.Adam(learning_rate=1e-2)
+        step = nn.value_and_grad(m, with_unlikelihood(sft_loss, alpha))
+        for _ in range(10):
+            opt.update(m, step(m, batch)[1])
+            mx.eval(m.parameters())
+        h = hidden_states(m, mx.array(batch.inputs)).reshape(-1, m.args.hidden_size)[mx.array(flat[-1:])]
+        p = np.array(mx.softmax(output_logits(m, h).astype(mx.float32), axis=-1))[0]
+        return p[end] / p[go_on]
+    assert odds_of_ending(4.0) > 5 * odds_of_ending(0.0)

@@ -70,6 +70,11 @@ class DFTConfig(TrainingConfig):
     # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
     # to make; 1 is plain SFT). Off: from the base, 3 doubled the extra calls on BFCL parallel (train/README.md).
     count_weight: float = 1.0
+    # token-level unlikelihood (train/losses.py with_unlikelihood): this many times -log(1 - p) of each token the
+    # assistant turn already wrote that is not the target, added at every supervised token. 0: plain SFT/DFT. Aimed
+    # at replies that repeat their last call or loop inside a value, which grew with training in every arm that
+    # read more assistant tokens (train/README.md)
+    unlikelihood: float = 0.0
     # how the system turn lists the tools (nanoagent/render.py FORMATS: standard | compact), saved with the model so
     # eval, the agent and the GGUF prompt it the same way; None: the base model's own (standard for SmolLM2)
     prompt_format: str | None = None
@@ -120,6 +125,9 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     for key in ("decision_weight", "count_weight"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
+    if cfg.unlikelihood < 0:
+        raise ConfigError(f"config key 'unlikelihood' is {cfg.unlikelihood!r}: give a weight of 0 (off) or more "
+                          "(0.5-1 in the unlikelihood paper's token-level runs)")
     if cfg.prompt_format is not None and cfg.prompt_format not in FORMATS:
         raise ConfigError(f"config key 'prompt_format' is {cfg.prompt_format!r}: use one of {', '.join(FORMATS)} "
                           "(or leave it out for the base model's own)")

@@ -140,7 +140,7 @@ def run(cfg: DFTConfig) -> dict:
 
     from nanoagent.heldout import prose_perplexity
     from nanoagent.models import load, resolve_model_path
-    from train.losses import LOSSES
+    from train.losses import LOSSES, with_unlikelihood
     from train.checkpoint import load_best, usable_checkpoint
     from train.memory_fit import fit_memory
     from train.report import RunReporter, plot_losses
@@ -210,12 +210,16 @@ def run(cfg: DFTConfig) -> dict:
     base_prose = validity.get("before", {}).get("prose_ppl")
     if rank == 0 and cfg.prose_bound and base_prose is None:  # only rank 0 writes the final model
         base_prose = prose_perplexity(model, tokenizer)
+    loss = with_unlikelihood(LOSSES[cfg.loss], cfg.unlikelihood)  # validation reads the plain loss (eval_loss)
+    if cfg.unlikelihood:
+        say(f"unlikelihood {cfg.unlikelihood:g}: at each supervised token, the tokens its turn already wrote (other "
+            "than the target) are pushed down")
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
     if cfg.resume and usable_checkpoint(run_dir, say=lambda msg: None):
         say("memory: the resumed run keeps its batch settings")
     else:  # may shrink the micro-batch (raising grad_accum) before the config is saved
-        say(fit_memory(model, cfg, LOSSES[cfg.loss], world))
+        say(fit_memory(model, cfg, loss, world))
     optimizer = build_optimizer(cfg)
     if rank == 0:
         write_json(run_dir / "data_stats.json", stats)
@@ -224,7 +228,8 @@ def run(cfg: DFTConfig) -> dict:
         layered.save_resolved(cfg, run_dir / "config.yaml")
     say(f"{cfg.loss.upper()} + {cfg.fine_tune}: {n_trainable:,} trainable parameters; run folder {run_dir}")
     reporter = RunReporter(run_dir, cfg.steps, show=cfg.progress, rank=rank)
-    state = train(model, optimizer, train_ds, valid_ds, cfg, loss=LOSSES[cfg.loss], callback=reporter, group=group)
+    state = train(model, optimizer, train_ds, valid_ds, cfg, loss=loss, callback=reporter, group=group,
+                  eval_loss=LOSSES[cfg.loss])
 
     summary = {"steps": state.step, "supervised_tokens": state.supervised_tokens,
                "input_tokens": state.input_tokens, "train_seconds": round(state.train_seconds, 2),

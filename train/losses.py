@@ -7,13 +7,22 @@ of supervised tokens when none is weighted), so micro-batches and ranks combine 
     dft_loss: each supervised token's cross-entropy times its probability under the model, the probability held
               constant in the gradient (Dynamic Fine-Tuning, Wu et al. 2025: "On the Generalization of SFT").
 
+    with_unlikelihood(loss, alpha): either loss plus `alpha` times token-level unlikelihood (Welleck et al. 2019,
+              "Neural Text Generation with Unlikelihood Training"): at every supervised token, -log(1 - p) of each
+              token the same assistant turn already wrote that is not the target. A reply that repeats itself (the
+              same call again after the last one, "New York, New York, ...") puts probability on such tokens;
+              the term pushes it down where the data says something else comes. Where the reply ends after its last
+              call, the token that would open another call is one of them; where another call follows, the end of
+              the reply is not (the turn has not written it yet), so the term leans against extra calls only.
+
 Both run the transformer once and apply the output projection only at supervised positions: the system prompt
 with its tool list, user text and tool results never need logits, and the 49152-wide projection is a large part of
 a 135M model's work. When a batch is packed, `hidden_states` lets each record attend only to itself, computing
 only the scores it can see (nanoagent/packed_attention.py).
 
 Works for mlx-lm models shaped like llama (`model.model.embed_tokens/layers/norm`, tied or `lm_head`); any other
-model falls back to `model(inputs)` logits (no packing). Left out: label smoothing, z-loss, chunked vocab.
+model falls back to `model(inputs)` logits (no packing). Left out: label smoothing, z-loss, chunked vocab,
+sequence-level unlikelihood (it needs the model's own generations).
 """
 
 from __future__ import annotations
@@ -79,22 +88,57 @@ def token_weights(batch) -> mx.array:
     return mx.array(flat[flat > 0])
 
 
-def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
-    """Cross-entropy of every supervised token (N,), and N as an array."""
+def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
+    """Logits (N, V) and targets (N,) of every supervised token, in row-major order."""
     flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
-    n = mx.array(len(flat), dtype=mx.float32)
     targets = mx.array(batch.targets.reshape(-1)[flat])
     inputs = mx.array(batch.inputs)
     if _inner(model) is None:
         if batch.spans is not None:
             raise TypeError(f"packed batches need a llama-shaped model; {type(model).__name__} is not")
         logits = model(inputs)
-        logits = logits.reshape(-1, logits.shape[-1])[mx.array(flat)]
-    else:
-        h = hidden_states(model, inputs, batch.spans)
-        h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
-        logits = output_logits(model, h)
-    return cross_entropy(logits, targets), n
+        return logits.reshape(-1, logits.shape[-1])[mx.array(flat)], targets
+    h = hidden_states(model, inputs, batch.spans)
+    h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
+    return output_logits(model, h), targets
+
+
+def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
+    """Cross-entropy of every supervised token (N,), and N as an array."""
+    logits, targets = supervised_logits(model, batch)
+    return cross_entropy(logits, targets), mx.array(targets.size, dtype=mx.float32)
+
+
+def earlier_tokens(batch) -> tuple[np.ndarray, np.ndarray]:
+    """For every supervised token (in supervised_logits' order), the distinct tokens its own assistant turn wrote
+    before it, less its target: ids (N, K) padded with 0 and a (N, K) 0/1 mask, K the most any token has (at least
+    1). A turn is a run of consecutive supervised positions; a packed row's records and a record's turns are
+    separated by unsupervised tokens (headers, prompts), so no run crosses them."""
+    mask, targets = batch.mask > 0, batch.targets
+    per_token = []
+    for row in range(mask.shape[0]):
+        seen: dict[int, None] = {}  # the run's tokens so far, in order
+        for i in range(mask.shape[1]):
+            if not mask[row, i]:
+                seen = {}
+                continue
+            t = int(targets[row, i])
+            per_token.append([x for x in seen if x != t])
+            seen[t] = None
+    k = max([len(c) for c in per_token] + [1])
+    ids = np.zeros((len(per_token), k), dtype=np.int32)
+    valid = np.zeros((len(per_token), k), dtype=np.float32)
+    for j, c in enumerate(per_token):
+        ids[j, :len(c)], valid[j, :len(c)] = c, 1.0
+    return ids, valid
+
+
+def repeat_unlikelihood(logits: mx.array, ids: np.ndarray, valid: np.ndarray) -> mx.array:
+    """Per supervised token (N,): -sum log(1 - p) over its earlier tokens (earlier_tokens), in float32."""
+    logits = logits.astype(mx.float32)
+    picked = mx.take_along_axis(logits, mx.array(ids), axis=-1) - logsumexp(logits)[:, None]
+    p = mx.minimum(mx.exp(picked), 1.0 - 1e-6)  # log(1 - p) stays finite where p rounds to 1
+    return -(mx.log1p(-p) * mx.array(valid)).sum(axis=-1)
 
 
 def sft_weights(ce: mx.array) -> mx.array:
@@ -109,16 +153,34 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
     return (ce * weights).sum() / mx.maximum(n, 1.0)
 
 
-def sft_loss(model, batch) -> tuple[mx.array, mx.array]:
-    ce, _ = supervised_ce(model, batch)
+def _loss(model, batch, weights_of, unlikelihood: float = 0.0) -> tuple[mx.array, mx.array]:
+    logits, targets = supervised_logits(model, batch)
+    ce = cross_entropy(logits, targets)
     tw = token_weights(batch)
-    return weighted_mean(ce, sft_weights(ce) * tw, tw.sum()), tw.sum()
+    per_token = ce * weights_of(ce)
+    if unlikelihood:
+        per_token = per_token + unlikelihood * repeat_unlikelihood(logits, *earlier_tokens(batch))
+    return weighted_mean(per_token, tw, tw.sum()), tw.sum()
+
+
+def sft_loss(model, batch) -> tuple[mx.array, mx.array]:
+    return _loss(model, batch, sft_weights)
 
 
 def dft_loss(model, batch) -> tuple[mx.array, mx.array]:
-    ce, _ = supervised_ce(model, batch)
-    tw = token_weights(batch)
-    return weighted_mean(ce, dft_weights(ce) * tw, tw.sum()), tw.sum()
+    return _loss(model, batch, dft_weights)
 
 
 LOSSES = {"sft": sft_loss, "dft": dft_loss}
+WEIGHTS = {sft_loss: sft_weights, dft_loss: dft_weights}
+
+
+def with_unlikelihood(loss, alpha: float):
+    """`loss` (sft_loss or dft_loss) with `alpha` times the repeat unlikelihood added at every supervised token,
+    weighted like its cross-entropy; `loss` itself when alpha is 0."""
+    if not alpha:
+        return loss
+
+    def loss_with_unlikelihood(model, batch) -> tuple[mx.array, mx.array]:
+        return _loss(model, batch, WEIGHTS[loss], alpha)
+    return loss_with_unlikelihood

@@ -154,7 +154,9 @@ def method_of(cfg) -> dict:
 
 
 def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_batches=default_iterate_batches,
-          callback: Callback | None = None, group=None) -> TrainState:
+          callback: Callback | None = None, group=None, eval_loss=None) -> TrainState:
+    """`eval_loss` (default `loss`): what validation reports as val_loss, so that a run with an added term
+    (train.losses.with_unlikelihood) is validated on the same loss as one without."""
     callback = callback or Callback()
     group = group if group is not None else mx.distributed.init()
     rank, world = group.rank(), group.size()
@@ -169,7 +171,7 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
 
     def run_eval():
         model.eval()
-        info = {"step": state.step, **evaluate(model, valid_data, cfg, loss, iterate_batches, group)}
+        info = {"step": state.step, **evaluate(model, valid_data, cfg, eval_loss or loss, iterate_batches, group)}
         model.train()
         if rank == 0 and cfg.run_dir and cfg.keep_best:  # step 0 too: training may only make it worse
             best = best_state(cfg.run_dir)
