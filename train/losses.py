@@ -83,7 +83,7 @@ def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
 
 
 def token_weights(batch) -> mx.array:
-    """The loss weight of every supervised token (N,), in supervised_ce's order: 1, or the decision weight."""
+    """The loss weight of every supervised token (N,), in supervised_logits' order: 1, or the decision weight."""
     flat = batch.mask.reshape(-1)
     return mx.array(flat[flat > 0])
 
@@ -101,12 +101,6 @@ def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
     h = hidden_states(model, inputs, batch.spans)
     h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
     return output_logits(model, h), targets
-
-
-def supervised_ce(model, batch) -> tuple[mx.array, mx.array]:
-    """Cross-entropy of every supervised token (N,), and N as an array."""
-    logits, targets = supervised_logits(model, batch)
-    return cross_entropy(logits, targets), mx.array(targets.size, dtype=mx.float32)
 
 
 def earlier_tokens(batch) -> tuple[np.ndarray, np.ndarray]:
