@@ -75,11 +75,12 @@ def output_logits(model, h: mx.array) -> mx.array:
     return _inner(model).embed_tokens.as_linear(h)
 
 
-def cross_entropy(logits: mx.array, targets: mx.array) -> mx.array:
-    """Per-row cross-entropy of (N, V) logits against (N,) targets, in float32."""
+def cross_entropy(logits: mx.array, targets: mx.array, lse: mx.array | None = None) -> mx.array:
+    """Per-row cross-entropy of (N, V) logits against (N,) targets, in float32; `lse`: the rows' log-sum-exp when
+    the caller has it already (one pass over the vocabulary, and one in the backward, instead of two)."""
     logits = logits.astype(mx.float32)
     picked = mx.take_along_axis(logits, targets[:, None], axis=-1).squeeze(-1)
-    return logsumexp(logits) - picked  # numpy inside nanoagent.numpy_ops.numpy_ops() on the CPU
+    return (logsumexp(logits) if lse is None else lse) - picked  # numpy inside numpy_ops() on the CPU
 
 
 def token_weights(batch) -> mx.array:
@@ -127,10 +128,10 @@ def earlier_tokens(batch) -> tuple[np.ndarray, np.ndarray]:
     return ids, valid
 
 
-def repeat_unlikelihood(logits: mx.array, ids: np.ndarray, valid: np.ndarray) -> mx.array:
-    """Per supervised token (N,): -sum log(1 - p) over its earlier tokens (earlier_tokens), in float32."""
-    logits = logits.astype(mx.float32)
-    picked = mx.take_along_axis(logits, mx.array(ids), axis=-1) - logsumexp(logits)[:, None]
+def repeat_unlikelihood(logits: mx.array, lse: mx.array, ids: np.ndarray, valid: np.ndarray) -> mx.array:
+    """Per supervised token (N,): -sum log(1 - p) over its earlier tokens (earlier_tokens), in float32; `lse` is
+    the rows' log-sum-exp, shared with the cross-entropy."""
+    picked = mx.take_along_axis(logits.astype(mx.float32), mx.array(ids), axis=-1) - lse[:, None]
     p = mx.minimum(mx.exp(picked), 1.0 - 1e-6)  # log(1 - p) stays finite where p rounds to 1
     return -(mx.log1p(-p) * mx.array(valid)).sum(axis=-1)
 
@@ -149,11 +150,12 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
 
 def _loss(model, batch, weights_of, unlikelihood: float = 0.0) -> tuple[mx.array, mx.array]:
     logits, targets = supervised_logits(model, batch)
-    ce = cross_entropy(logits, targets)
+    lse = logsumexp(logits.astype(mx.float32)) if unlikelihood else None
+    ce = cross_entropy(logits, targets, lse)
     tw = token_weights(batch)
     per_token = ce * weights_of(ce)
     if unlikelihood:
-        per_token = per_token + unlikelihood * repeat_unlikelihood(logits, *earlier_tokens(batch))
+        per_token = per_token + unlikelihood * repeat_unlikelihood(logits, lse, *earlier_tokens(batch))
     return weighted_mean(per_token, tw, tw.sum()), tw.sum()
 
 
