@@ -14,8 +14,8 @@
 #
 # Settings (environment): CPU_ARM_CONFIG (default train/configs/quality-cpu-full.yaml), CPU_ARM_SUITES (comma-
 # separated; default the six whole suites), CPU_ARM_OUT (default eval/results/quality), PYTHON (default
-# .venv/bin/python). On a 2-core machine the default recipe trains in 45-65 minutes and the six suites take about
-# 40 more; run nothing else CPU-heavy beside it.
+# .venv/bin/python). On a 2-core machine the default recipe trains in 45-100 minutes (the machines differ) and the
+# six suites take 40-55 more; run nothing else CPU-heavy beside it.
 set -uo pipefail
 [ $# -ge 1 ] && [[ "$1" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || {
   echo "usage: bash scripts/cpu_arm.sh NAME [TRAIN_FLAG...]   (NAME: letters, digits, '.', '_', '-')"; exit 2; }
