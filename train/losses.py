@@ -129,9 +129,9 @@ def earlier_tokens(batch) -> tuple[np.ndarray, np.ndarray]:
 
 
 def repeat_unlikelihood(logits: mx.array, lse: mx.array, ids: np.ndarray, valid: np.ndarray) -> mx.array:
-    """Per supervised token (N,): -sum log(1 - p) over its earlier tokens (earlier_tokens), in float32; `lse` is
-    the rows' log-sum-exp, shared with the cross-entropy."""
-    picked = mx.take_along_axis(logits.astype(mx.float32), mx.array(ids), axis=-1) - lse[:, None]
+    """Per supervised token (N,): -sum log(1 - p) over its earlier tokens (earlier_tokens); `logits` in float32
+    and `lse` their rows' log-sum-exp, both shared with the cross-entropy."""
+    picked = mx.take_along_axis(logits, mx.array(ids), axis=-1) - lse[:, None]
     p = mx.minimum(mx.exp(picked), 1.0 - 1e-6)  # log(1 - p) stays finite where p rounds to 1
     return -(mx.log1p(-p) * mx.array(valid)).sum(axis=-1)
 
@@ -150,7 +150,8 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
 
 def _loss(model, batch, weights_of, unlikelihood: float = 0.0) -> tuple[mx.array, mx.array]:
     logits, targets = supervised_logits(model, batch)
-    lse = logsumexp(logits.astype(mx.float32)) if unlikelihood else None
+    logits = logits.astype(mx.float32)  # once, for both terms (cross_entropy's own cast is then a no-op)
+    lse = logsumexp(logits) if unlikelihood else None
     ce = cross_entropy(logits, targets, lse)
     tw = token_weights(batch)
     per_token = ce * weights_of(ce)
