@@ -11,6 +11,11 @@ Parts (each writes into bench/results/train_speed.json with the machine's detail
   mfu   full fine-tuning tokens/s at each --seq (batch 4 x 256, batch 1 x 1024: same tokens per step), as
         6 x parameters x tokens/s over the float32 matmul rate of MLX measured here on the model's own shapes.
   dft   DFT vs SFT step time and peak memory (LoRA and full), same batches.
+  unlikelihood  SFT against SFT with `--unlikelihood 1` (train/losses.py with_unlikelihood) on `real`'s batches
+        (packed 4 x 1024 default-recipe records, the compiled kernels where built): the term's cost per step and
+        in peak memory; rounds alternate the two.
+        .venv/bin/python -m bench.train_speed --parts unlikelihood --real-fine-tunes full --steps 4 --rounds 2 \
+            --out train_speed_unlikelihood
   real  the shape train.dft trains: default-recipe records (a seeded sample), packed 4 x 1024, SFT, LoRA and full.
         Each run is its own process: `today` is the path before packed attention and the malloc setting (a dense
         block-diagonal mask, glibc's defaults), `malloc` and `spans` add one each, `new` both (train.dft before the compiled kernels), and
@@ -271,6 +276,44 @@ def part_real(spec, args) -> dict:
     return out
 
 
+def run_real_loss(spec, ds, fine_tune: str, steps: int, loss) -> dict:
+    """`steps` timed train.dft steps (after one untimed) of `loss` on real_batches' packed rows, in this process."""
+    model = fresh_model(spec)
+    cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
+                    steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0, learning_rate=1e-5,
+                    grad_clip=0.0, native_ops=native.usable())
+    mx.random.seed(0)
+    prepare(model, cfg)
+    cb = Times()
+    mx.reset_peak_memory()
+    train(model, optim.AdamW(learning_rate=1e-5), ds, None, cfg, loss=loss, callback=cb)
+    rows = cb.rows[1:]
+    return {"step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
+            "peak_mem_gb": max(r[2] for r in cb.rows)}
+
+
+def part_unlikelihood(spec, args) -> dict:
+    from nanoagent.models import load_tokenizer
+    from train.losses import with_unlikelihood
+
+    ds, _ = real_batches(load_tokenizer(spec))
+    losses = {"sft": sft_loss, "sft_unlikelihood1": with_unlikelihood(sft_loss, 1.0)}
+    out = {"shape": "packed 4 x 1024, default-recipe records (seeded 600); LoRA rank 16 or full", "timed_steps":
+           args.steps, "rounds": args.rounds, "native_ops": native.usable()}
+    for ft in args.real_fine_tunes:
+        runs = {k: [] for k in losses}
+        for _ in range(args.rounds):
+            for name, fn in losses.items():
+                runs[name].append(run_real_loss(spec, ds, ft, args.steps, fn))
+        # the same batches in every run, so step times compare step by step; the median over steps and rounds
+        med = {k: statistics.median(t for r in v for t in r["step_seconds"]) for k, v in runs.items()}
+        out[ft] = {"runs": runs, "median_step_seconds": med,
+                   "unlikelihood_cost_over_sft": med["sft_unlikelihood1"] / med["sft"] - 1,
+                   "peak_mem_gb": {k: max(r["peak_mem_gb"] for r in v) for k, v in runs.items()}}
+        print(ft, {k: v for k, v in out[ft].items() if k != "runs"}, flush=True)
+    return out
+
+
 def matmul_rate(shapes, repeats: int = 5) -> dict:
     out = {}
     for m, k, n in shapes:
@@ -344,7 +387,8 @@ def part_dft(spec, stream, args) -> dict:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="embedded")
-    p.add_argument("--parts", nargs="+", default=["peer", "mfu", "dft"], choices=["peer", "mfu", "dft", "real"])
+    p.add_argument("--parts", nargs="+", default=["peer", "mfu", "dft"], choices=["peer", "mfu", "dft", "real",
+                                                                                  "unlikelihood"])
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--peer-seq", type=int, default=256)
     p.add_argument("--seq", type=int, nargs="+", default=[256, 1024])
@@ -385,6 +429,8 @@ def main(argv=None):
         result["dft_vs_sft"] = part_dft(args.model, stream, args)
     if "real" in args.parts:
         result["real"] = part_real(args.model, args)
+    if "unlikelihood" in args.parts:
+        result["unlikelihood"] = part_unlikelihood(args.model, args)
     result["wall_seconds"] = round(time.time() - started, 1)
     print("wrote", write_result(args.out, result))
 
