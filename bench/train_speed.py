@@ -218,21 +218,9 @@ def run_real(spec, variant: str, fine_tune: str, steps: int) -> dict:
     else:
         if attention == "dense":
             losses.hidden_states = dense_hidden_states
-        model = fresh_model(spec)
-        cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
-                        steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0,
-                        learning_rate=1e-5, grad_clip=0.0, native_ops=variant in NATIVE_VARIANTS,
-                        grad_checkpoint="_ckpt" in variant,
-                        checkpoint_every=int(variant.split("_ckpt")[1]) if "_ckpt" in variant else 1)
-        mx.random.seed(0)
-        prepare(model, cfg)
-        cb = Times()
-        mx.reset_peak_memory()
-        train(model, optim.AdamW(learning_rate=1e-5), ds, None, cfg, loss=sft_loss, callback=cb)
-        rows = cb.rows[1:]
-        out = {"tokens_per_s": sum(r[1] for r in rows) / sum(r[0] for r in rows),
-               "step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
-               "peak_mem_gb": max(r[2] for r in cb.rows)}
+        out = run_real_loss(spec, ds, fine_tune, steps, sft_loss, native_ops=variant in NATIVE_VARIANTS,
+                            grad_checkpoint="_ckpt" in variant,
+                            checkpoint_every=int(variant.split("_ckpt")[1]) if "_ckpt" in variant else 1)
     out.update(variant=variant, fine_tune=fine_tune, malloc=malloc_state["status"],
                native_ops=variant in NATIVE_VARIANTS and native.usable(),
                max_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
@@ -276,19 +264,22 @@ def part_real(spec, args) -> dict:
     return out
 
 
-def run_real_loss(spec, ds, fine_tune: str, steps: int, loss) -> dict:
-    """`steps` timed train.dft steps (after one untimed) of `loss` on real_batches' packed rows, in this process."""
+def run_real_loss(spec, ds, fine_tune: str, steps: int, loss, **settings) -> dict:
+    """`steps` timed train.dft steps (after one untimed) of `loss` on real_batches' packed rows, in this process;
+    `settings`: DFTConfig fields over these (native_ops defaults to whether the compiled kernels are built)."""
     model = fresh_model(spec)
-    cfg = DFTConfig(loss="sft", fine_tune=fine_tune, lora_rank=16, batch_size=4, max_length=1024, pack=True,
-                    steps=steps + 1, val_every=0, save_every=0, resume=False, warmup_steps=0, learning_rate=1e-5,
-                    grad_clip=0.0, native_ops=native.usable())
+    cfg = DFTConfig(**{"loss": "sft", "fine_tune": fine_tune, "lora_rank": 16, "batch_size": 4, "max_length": 1024,
+                       "pack": True, "steps": steps + 1, "val_every": 0, "save_every": 0, "resume": False,
+                       "warmup_steps": 0, "learning_rate": 1e-5, "grad_clip": 0.0, "native_ops": native.usable(),
+                       **settings})
     mx.random.seed(0)
     prepare(model, cfg)
     cb = Times()
     mx.reset_peak_memory()
     train(model, optim.AdamW(learning_rate=1e-5), ds, None, cfg, loss=loss, callback=cb)
     rows = cb.rows[1:]
-    return {"step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
+    return {"tokens_per_s": sum(r[1] for r in rows) / sum(r[0] for r in rows),
+            "step_seconds": [round(r[0], 3) for r in rows], "input_tokens": [r[1] for r in rows],
             "peak_mem_gb": max(r[2] for r in cb.rows)}
 
 
