@@ -57,6 +57,17 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --no-deps "bfcl-eval==2026.3.23"
   touch "$stamp"
 fi
+if [ "$(uname -s)" = "Linux" ] && [ "$(uname -m)" = "x86_64" ] && grep -qw amx_int8 /proc/cpuinfo \
+   && .venv/bin/python -c "import sys, llama_cpp; sys.exit('AMX_INT8 = 1' not in llama_cpp.llama_print_system_info().decode())"; then
+  # On CPUs with AMX (Intel Sapphire Rapids and later) a native llama.cpp build multiplies Q8_0 weights through its
+  # AMX path, which segfaults on the first prompt of more than one token (seen here with llama-cpp-python 0.3.36;
+  # llama.cpp issue 20824). Rebuild once with the same AVX-512 kernels and no AMX (about 4 minutes on 2 cores).
+  echo "setup: this CPU has AMX; rebuilding llama-cpp-python without its AMX kernels (they crash on Q8_0 prompts)"
+  version=$(.venv/bin/python -c "import llama_cpp; print(llama_cpp.__version__)")
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_BF16=ON" \
+    .venv/bin/python -m pip install -q --no-cache-dir --force-reinstall --no-deps "llama-cpp-python==$version"
+fi
 if [ "$(uname -s)" = "Linux" ] && [ "$(uname -m)" = "x86_64" ]; then
   # nanoagent/native: vectorised softmax, SwiGLU and logsumexp for MLX on the CPU (faster training), compiled
   # against this MLX; about a minute, skipped when a build for it exists. Without it MLX's own ops run.

@@ -188,3 +188,15 @@ def test_a_reply_stops_at_its_first_repeated_call(embedded_gguf, embedded_tokeni
         assert len(c.completion_ids) == len(c.logprobs) == len(c.sampling_logprobs) == c.completion_tokens
         assert embedded_tokenizer.decode(c.completion_ids) == c.text
     backend.close()
+
+
+def test_an_amx_build_is_refused_with_the_fix(monkeypatch):
+    from nanoagent.agent.backends.llamacpp import check_no_amx
+
+    info = "CPU : AVX512 = 1 | AVX512_BF16 = 1 | AMX_INT8 = 1 | OPENMP = 1 | "
+    monkeypatch.delenv("NANOAGENT_LLAMA_AMX", raising=False)
+    with pytest.raises(BackendError, match="scripts/setup.sh"):
+        check_no_amx(info)
+    check_no_amx(info.replace("AMX_INT8 = 1 | ", ""))  # a build without AMX passes
+    monkeypatch.setenv("NANOAGENT_LLAMA_AMX", "1")
+    check_no_amx(info)  # the user's override
