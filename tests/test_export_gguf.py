@@ -191,6 +191,17 @@ def test_a_missing_permutation_is_caught(tiny, tmp_path, monkeypatch):
     assert diff.max() > 0.1
 
 
+def test_cli_refuses_an_amx_llama_build_before_writing(tiny, tmp_path, capsys, monkeypatch):
+    llama_cpp = pytest.importorskip("llama_cpp")
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX512 = 1 | AMX_INT8 = 1 | ")
+    monkeypatch.delenv("NANOAGENT_LLAMA_AMX", raising=False)
+    out = tmp_path / "t.gguf"
+    assert main(["--model", str(tiny[0].folder), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "AMX" in err and "scripts/setup.sh" in err and "--no-check" in err
+    assert not out.exists()
+
+
 def test_cli_writes_file_report_and_config_and_parity_passes(tiny, tmp_path, capsys):
     pytest.importorskip("llama_cpp")
     src = tiny[0]
