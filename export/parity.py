@@ -82,11 +82,11 @@ def open_llama(path, n_ctx: int = 2048, n_threads: int = 1, f32_cache: bool = Fa
 
     One thread by default: on a shared 2-core machine two llama.cpp threads spin-waiting on each other ran token by
     token generation ~10x slower than one (bench/results/export_speed.json), and results don't depend on it."""
-    from llama_cpp import Llama, llama_print_system_info
+    from llama_cpp import Llama
 
     from nanoagent.agent.backends.llamacpp import check_no_amx
 
-    check_no_amx(llama_print_system_info().decode(errors="replace"))  # an AMX build segfaults here instead
+    check_no_amx()  # a clear error where an AMX build would segfault
     kv = {"type_k": 0, "type_v": 0} if f32_cache else {}  # 0 = GGML_TYPE_F32
     return Llama(model_path=str(path), logits_all=True, n_ctx=n_ctx, n_threads=n_threads, verbose=False, **kv)
 

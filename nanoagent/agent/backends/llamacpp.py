@@ -78,10 +78,15 @@ def tokenizer_for_gguf(path: str | Path):
     return hf_tokenizer_from_metadata(read_metadata(open_gguf(path)), CHAT_TEMPLATE)
 
 
-def check_no_amx(system_info: str) -> None:
+def check_no_amx(system_info: str | None = None) -> None:
     """Refuse a llama.cpp built with its AMX kernels (a native build on Intel Sapphire Rapids and later): they
     segfault on the first prompt of more than one token over our Q8_0 weights (llama-cpp-python 0.3.36; llama.cpp
-    issue 20824), which kills the process with no message. `NANOAGENT_LLAMA_AMX=1` uses such a build anyway."""
+    issue 20824), which kills the process with no message. `NANOAGENT_LLAMA_AMX=1` uses such a build anyway. `system_info`:
+    llama.cpp's own `llama_print_system_info()` text unless given."""
+    if system_info is None:
+        from llama_cpp import llama_print_system_info
+
+        system_info = llama_print_system_info().decode(errors="replace")
     if "AMX_INT8 = 1" in system_info and os.environ.get("NANOAGENT_LLAMA_AMX") != "1":
         raise BackendError("this llama-cpp-python was built with llama.cpp's AMX kernels, which crash on Q8_0 "
                            "prompts: run `bash scripts/setup.sh` to rebuild it without them (about 4 minutes), or "
@@ -100,11 +105,11 @@ class LlamaCppBackend:
             raise BackendError(f"GGUF model {path} does not exist (or is not a file). Give the path to a .gguf "
                                "file, or `embedded` for the built-in SmolLM2-135M-Instruct.")
         try:
-            from llama_cpp import Llama, llama_print_system_info
+            from llama_cpp import Llama
         except ImportError:
             raise BackendError("the GGUF backend needs llama-cpp-python: pip install llama-cpp-python "
                                "(it compiles llama.cpp, about 6 minutes)") from None
-        check_no_amx(llama_print_system_info().decode(errors="replace"))
+        check_no_amx()
         check_sampling(0.0, top_p)
         self.path, self.top_p = path, top_p
         self.tokenizer = tokenizer if tokenizer is not None else tokenizer_for_gguf(path)
