@@ -7,7 +7,9 @@ The parallel suites fail most often on the count (`wrong_count`), and a suite's 
 over- or under-counts. For every item of the chosen suites this reads the number of expected calls from BFCL's
 possible answers (the bfcl-eval wheel, nanoagent.bfcl_data) and the number the model made from the result file, and
 prints one table per file and suite: rows are the expected count, columns the calls made ("-" when the reply held no
-parsable call), with the share of items whose count was right, over and under.
+parsable call), with the share of items whose count was right, over and under. A run may come as one file per
+suite under one label (scripts/cpu_arm.sh writes them so); a chosen suite that none of a label's files holds is named
+once at the end.
 
 It also counts one value failure: of the schema-valid replies with the right count but a wrong value, those where two
 calls of a function share a value that only one of its expected calls accepts ("carried": the request changed the
@@ -121,12 +123,13 @@ def main(argv=None) -> int:
     except (CompareError, BFCLDataMissing) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    out, text = {}, []
+    out, text, missing = {}, [], {}
     for path, run in runs:
         label = run.get("label") or path
         for suite in suites:
             if suite not in run.get("suites", {}):
-                text.append(f"{label} / {suite}: not in {path}")
+                # a run is often one file per suite (scripts/cpu_arm.sh): only a suite in none of its files is news
+                missing.setdefault((label, suite), []).append(path)
                 continue
             items = run["suites"][suite]["items"]
             counts = {k: len(v) for k, v in answers[suite].items()}
@@ -134,6 +137,8 @@ def main(argv=None) -> int:
             carry, repeat = carry_over(items, answers[suite]), repeats(items, counts)
             out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat}
             text.append(render(label, suite, table, carry, repeat))
+    text += [f"{label} / {suite}: in none of its files ({', '.join(paths)})"
+             for (label, suite), paths in missing.items() if suite not in out.get(label, {})]
     print(json.dumps(out, indent=2) if args.json else "\n\n".join(text))
     return 0
 

@@ -28,7 +28,25 @@ def test_cli_reads_bfcl_answers_and_a_result_file(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["toy"]["parallel"]["n"] == 3 and out["toy"]["parallel"]["right"] == 1.0
     assert main([str(path), "--suites", "parallel_multiple"]) == 0
-    assert "not in" in capsys.readouterr().out
+    assert "toy / parallel_multiple: in none of its files" in capsys.readouterr().out
+
+
+def test_cli_reads_a_run_split_into_one_file_per_suite(tmp_path, capsys):
+    """scripts/cpu_arm.sh writes a file per suite under one label: a suite another of the label's files holds is
+    not reported missing; one that none holds is, once."""
+    paths = []
+    for suite in ("parallel", "parallel_multiple"):
+        expected = expected_counts(suite)
+        ids = sorted(expected)[:2]
+        items = [{"id": i, "calls": [{"name": "f", "arguments": {}}] * expected[i]} for i in ids]
+        path = tmp_path / f"toy-{suite}.json"
+        path.write_text(json.dumps({"kind": "toolcall", "label": "toy", "suites": {suite: {"items": items}}}))
+        paths.append(str(path))
+    assert main(paths + ["--suites", "parallel,parallel_multiple,live_simple"]) == 0
+    out = capsys.readouterr().out
+    assert "toy / parallel: 2 items" in out and "toy / parallel_multiple: 2 items" in out
+    assert "parallel: in none" not in out and "parallel_multiple: in none" not in out and "not in" not in out
+    assert out.count("toy / live_simple: in none of its files") == 1
 
 
 def test_cli_names_a_file_that_is_not_a_result(tmp_path, capsys):
