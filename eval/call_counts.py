@@ -137,9 +137,14 @@ def main(argv=None) -> int:
             carry, repeat = carry_over(items, answers[suite]), repeats(items, counts)
             out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat}
             text.append(render(label, suite, table, carry, repeat))
-    text += [f"{label} / {suite}: in none of its files ({', '.join(paths)})"
-             for (label, suite), paths in missing.items() if suite not in out.get(label, {})]
-    print(json.dumps(out, indent=2) if args.json else "\n\n".join(text))
+    absent = [f"{label} / {suite}: in none of its files ({', '.join(paths)})"
+              for (label, suite), paths in missing.items() if suite not in out.get(label, {})]
+    if args.json:  # the JSON stays parseable; what it lacks is said on stderr
+        print(json.dumps(out, indent=2))
+        if absent:
+            print("\n".join(absent), file=sys.stderr)
+    else:
+        print("\n\n".join(text + absent))
     return 0
 
 

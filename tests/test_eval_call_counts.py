@@ -47,6 +47,10 @@ def test_cli_reads_a_run_split_into_one_file_per_suite(tmp_path, capsys):
     assert "toy / parallel: 2 items" in out and "toy / parallel_multiple: 2 items" in out
     assert "parallel: in none" not in out and "parallel_multiple: in none" not in out and "not in" not in out
     assert out.count("toy / live_simple: in none of its files") == 1
+    assert main(paths + ["--suites", "parallel,live_simple", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert list(json.loads(captured.out)["toy"]) == ["parallel"]  # stdout stays JSON
+    assert "toy / live_simple: in none of its files" in captured.err
 
 
 def test_cli_names_a_file_that_is_not_a_result(tmp_path, capsys):
