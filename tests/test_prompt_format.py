@@ -68,8 +68,8 @@ def test_a_compact_run_is_prompted_compact_everywhere(tmp_path, capsys):
     common = ["--model", str(tiny), "--data", str(FIXTURE), "--steps", "1", "--batch-size", "2", "--val-every", "0",
               "--validity-n", "0", "--threshold-n", "0", "--prose-bound", "0", "--no-plot", "--no-progress",
               "--max-length", "1024"]
-    assert dft.main(common + ["--run-dir", str(tmp_path / "standard")]) == 0
-    assert dft.main(common + ["--run-dir", str(tmp_path / "compact"), "--prompt-format", "compact"]) == 0
+    assert dft.main(common + ["--run-dir", str(tmp_path / "standard"), "--prompt-format", "standard"]) == 0
+    assert dft.main(common + ["--run-dir", str(tmp_path / "compact")]) == 0  # compact is train.dft's default
     assert "prompt format: compact" in capsys.readouterr().out
     run = tmp_path / "compact"
     assert yaml.safe_load((run / "config.yaml").read_text())["prompt_format"] == "compact"

@@ -282,3 +282,18 @@ def test_a_setting_the_saved_run_lacks_counts_as_its_default():
     # today's default is 3, but the old run trained with 1 and goes on with 1
     assert resumed_config(DFTConfig(run_dir="r"), saved, {"run_dir"}, RESUME_SAFE, from_dict,
                           LEGACY).decision_weight == 1.0
+
+
+def test_a_run_saved_before_the_compact_unlikelihood_default_resumes_as_it_trained():
+    """Runs saved before prompt_format and unlikelihood existed trained in the standard format without the term;
+    resumed under today's defaults (compact, 1.0) they go on as they were, not in the new recipe."""
+    import dataclasses
+
+    from train.config import LEGACY, RESUME_SAFE, from_dict
+    from train.run_config import resumed_config
+
+    saved = dataclasses.asdict(DFTConfig(run_dir="r"))
+    del saved["unlikelihood"], saved["prompt_format"]
+    resumed = resumed_config(DFTConfig(run_dir="r"), saved, {"run_dir"}, RESUME_SAFE, from_dict, LEGACY)
+    assert (resumed.prompt_format, resumed.unlikelihood) == ("standard", 0.0)
+    assert (DFTConfig().prompt_format, DFTConfig().unlikelihood) == ("compact", 1.0)
