@@ -11,7 +11,8 @@ it starts, so any stage can be re-run or tuned by hand), every output under `--o
 
     smoke   load the model, render a tool-calling conversation, generate, parse the call (in this process)
     data    python -m data_recipes.build            -> OUT/data (default recipe; fixtures when the Hub is unreachable)
-    sft     python -m train.dft                     -> OUT/sft/model (SFT, full fine-tuning, packed 2x1024, lr 1e-4)
+    sft     python -m train.dft                     -> OUT/sft/model (SFT, full fine-tuning, packed 2x1024, lr 1e-4,
+                                                       compact prompt format, unlikelihood 1: train.dft's defaults)
     grpo    python -m train.grpo                    -> OUT/grpo/model (tool-call tasks from OUT/data's validation
                                                        split and coding tasks with the agent in the loop, from SFT)
     export  python -m export.gguf                   -> OUT/model-q8_0.gguf (+ parity report against MLX)
