@@ -26,7 +26,7 @@ import collections
 import json
 import sys
 
-from eval.compare import CompareError, read_result
+from eval.compare import CompareError, read_runs
 from nanoagent.bfcl_data import BFCLDataMissing, load
 from nanoagent.checker import value_matches
 
@@ -118,18 +118,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     suites = [s for s in args.suites.split(",") if s]
     try:
-        runs = [(path, read_result(path)) for path in args.results]
+        runs = read_runs(args.results)  # a run scored suite by suite (scripts/cpu_arm.sh) is one run
         answers = {s: expected_answers(s) for s in suites}
     except (CompareError, BFCLDataMissing) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    out, text, missing = {}, [], {}
-    for path, run in runs:
-        label = run.get("label") or path
+    out, text, absent = {}, [], []
+    for run in runs:
+        label = run["label"]
         for suite in suites:
-            if suite not in run.get("suites", {}):
-                # a run is often one file per suite (scripts/cpu_arm.sh): only a suite in none of its files is news
-                missing.setdefault((label, suite), []).append(path)
+            if suite not in run["suites"]:
+                absent.append(f"{label} / {suite}: in none of its files ({', '.join(run['paths'])})")
                 continue
             items = run["suites"][suite]["items"]
             counts = {k: len(v) for k, v in answers[suite].items()}
@@ -137,8 +136,6 @@ def main(argv=None) -> int:
             carry, repeat = carry_over(items, answers[suite]), repeats(items, counts)
             out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat}
             text.append(render(label, suite, table, carry, repeat))
-    absent = [f"{label} / {suite}: in none of its files ({', '.join(paths)})"
-              for (label, suite), paths in missing.items() if suite not in out.get(label, {})]
     if args.json:  # the JSON stays parseable; what it lacks is said on stderr
         print(json.dumps(out, indent=2))
         if absent:

@@ -55,8 +55,14 @@ def read_result(path: str | Path) -> dict:
 
 def read_arm(spec: str) -> list[dict]:
     """An arm's runs from comma-joined result files: files that share a label are one run, their suites merged."""
+    return read_runs([p.strip() for p in spec.split(",") if p.strip()], spec)
+
+
+def read_runs(paths: list[str], spec: str = "") -> list[dict]:
+    """Result files as runs: files that share a label are one run (a run scored suite by suite), their suites
+    merged and their files in `paths`; a suite two files of one run both hold is a CompareError."""
     runs: dict[str, dict] = {}
-    for path in [p.strip() for p in spec.split(",") if p.strip()]:
+    for path in paths:
         data = read_result(path)
         label = data.get("label") or path
         run = runs.setdefault(label, {"label": label, "kind": "toolcall", "suites": {}, "paths": []})
@@ -67,7 +73,7 @@ def read_arm(spec: str) -> list[dict]:
         run["suites"].update(data["suites"])
         run["paths"].append(path)
     if not runs:
-        raise CompareError(f"no result file in {spec!r}")
+        raise CompareError(f"no result file in {spec or paths!r}")
     return list(runs.values())
 
 
