@@ -38,8 +38,8 @@ BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_too
 # multiple +4.0, parallel -4.5 (-10.5 to +1.5); 0.40 cost the calling suites 7-10 points
 # (train/results/notool-gpu/README.md).
 # The order is part of the stream (rng.choices walks it): no_tool last, as in the measured build.
-# session (several requests against one tool list, session.py) and sibling_multiple (kinds.py) are not in it: a
-# recipe gives them a weight.
+# session (several requests against one tool list, session.py), sibling_multiple and parallel_multiple_wide
+# (kinds.py) are not in it: a recipe gives them a weight.
 DEFAULT_KINDS: dict[str, float] = {"single": 0.10, "distractor": 0.10, "parallel": 0.11, "parallel_multiple": 0.08,
                                    "multi_turn": 0.10, "clarify": 0.05, "normalize": 0.08, "coding": 0.10,
                                    "broad_tool": 0.05, "command_tool": 0.03, "no_tool": 0.30}

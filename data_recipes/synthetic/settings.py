@@ -27,7 +27,7 @@ from data_recipes.synthetic.catalogue import by_name
 P_SETTINGS = 0.35
 P_STATED = 0.5  # of the rows that may state one (a one-call row that ends with the call)
 KINDS = {"single", "distractor", "parallel", "parallel_multiple", "multi_turn", "clarify", "normalize", "broad_tool",
-         "session", "sibling_multiple"}
+         "session", "sibling_multiple", "parallel_multiple_wide"}
 
 
 @dataclass(frozen=True)
