@@ -16,6 +16,10 @@ calls of a function share a value that only one of its expected calls accepts ("
 value between calls, the model kept one call's); and of the replies with too many calls, those where a call repeats
 an earlier call of the same reply exactly ("repeated": the model wrote a call again instead of ending the reply).
 
+And it splits each suite's items by shape, the calls each function is asked for (sorted: (1, 1, 2) is three
+functions, one of them called twice): items, right, count right, and "functions right", the reply calling each expected
+function exactly as often as asked (whatever its arguments).
+
 Left out: suites without shipped answers (irrelevance, live_irrelevance: no call expected) and the validation split.
 """
 
@@ -93,6 +97,37 @@ def count_table(items: list[dict], expected: dict[str, int]) -> dict:
     return {"n": n, **shares, "cells": {str(k): dict(v) for k, v in sorted(cells.items())}}
 
 
+def shape(calls: list) -> tuple[int, ...]:
+    """The calls of each function, sorted: (1, 1, 2) for three functions, one of them called twice."""
+    return tuple(sorted(collections.Counter(calls).values()))
+
+
+def shape_table(items: list[dict], answers: dict[str, list]) -> dict[str, dict]:
+    """Expected shape -> {"n", "right", "count_right", "functions_right"}: items of that shape, replies right, with
+    the expected number of calls, and calling each expected function exactly as often as expected."""
+    rows: dict[tuple, collections.Counter] = collections.defaultdict(collections.Counter)
+    for item in items:
+        answer = answers.get(item["id"])
+        if answer is None:
+            continue
+        want = collections.Counter(next(iter(c)) for c in answer)
+        made = collections.Counter(c.get("name") for c in item.get("calls") or [])
+        row = rows[shape(list(want.elements()))]
+        row["n"] += 1
+        row["right"] += bool(item.get("correct"))
+        row["count_right"] += sum(made.values()) == sum(want.values())
+        row["functions_right"] += made == want
+    order = sorted(rows, key=lambda k: (-rows[k]["n"], k))
+    return {str(k): {f: rows[k][f] for f in ("n", "right", "count_right", "functions_right")} for k in order}
+
+
+def render_shapes(table: dict[str, dict]) -> str:
+    lines = ["| expected shape | items | right | count right | functions right |", "|---|---|---|---|---|"]
+    lines += [f"| {k} | {v['n']} | {v['right']} | {v['count_right']} | {v['functions_right']} |"
+              for k, v in table.items()]
+    return "\n".join(lines)
+
+
 def render(label: str, suite: str, table: dict, carry: dict | None = None, repeat: dict | None = None) -> str:
     made = sorted({m for row in table["cells"].values() for m in row}, key=lambda m: (m == "-", str(m).zfill(3)))
     lines = [f"{label} / {suite}: {table['n']} items; count right {table['right']:.1%}, over {table['over']:.1%}, "
@@ -134,8 +169,9 @@ def main(argv=None) -> int:
             counts = {k: len(v) for k, v in answers[suite].items()}
             table = count_table(items, counts)
             carry, repeat = carry_over(items, answers[suite]), repeats(items, counts)
-            out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat}
-            text.append(render(label, suite, table, carry, repeat))
+            shapes = shape_table(items, answers[suite])
+            out.setdefault(label, {})[suite] = {**table, "carry_over": carry, "repeats": repeat, "shapes": shapes}
+            text.append(render(label, suite, table, carry, repeat) + "\n\n" + render_shapes(shapes))
     if args.json:  # the JSON stays parseable; what it lacks is said on stderr
         print(json.dumps(out, indent=2))
         if absent:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eval.call_counts import carry_over, count_table, expected_counts, main, repeats
+from eval.call_counts import carry_over, count_table, expected_counts, main, repeats, shape_table
 
 
 def test_count_table_splits_right_over_under_and_no_call():
@@ -87,3 +87,16 @@ def test_repeats_counts_over_count_replies_that_write_a_call_again():
              {"id": "t", "calls": [a, a]},                  # a repeat, but the count is right
              {"id": "u", "calls": [a]}]
     assert repeats(items, {"r": 2, "s": 2, "t": 2, "u": 2}) == {"over": 2, "repeated": 1}
+
+
+def test_shape_table_splits_items_by_the_calls_each_function_is_asked_for():
+    answers = {"a": [{"f": {}}, {"g": {}}], "b": [{"f": {}}, {"f": {}}, {"g": {}}, {"g": {}}],
+               "c": [{"f": {}}, {"g": {}}]}
+    items = [{"id": "a", "correct": True, "calls": [{"name": "g"}, {"name": "f"}]},
+             {"id": "b", "correct": False, "calls": [{"name": "f"}, {"name": "f"}, {"name": "f"}, {"name": "g"}]},
+             {"id": "c", "correct": False, "calls": [{"name": "f"}, {"name": "f"}]},
+             {"id": "zz", "correct": True, "calls": []}]
+    table = shape_table(items, answers)
+    assert list(table) == ["(1, 1)", "(2, 2)"]  # most items first; "zz" has no answer and is left out
+    assert table["(1, 1)"] == {"n": 2, "right": 1, "count_right": 2, "functions_right": 1}
+    assert table["(2, 2)"] == {"n": 1, "right": 0, "count_right": 1, "functions_right": 0}  # four calls, f three times
