@@ -574,10 +574,11 @@ def parallel_multiple(rng: random.Random, p_twice: float = 0.3) -> tuple[dict, d
 # How many different tools a parallel_multiple_wide request calls, and how often each. BFCL parallel_multiple's 200
 # requests, by (calls of each tool): (1, 1) 56, (1, 1, 1) 52, (2, 2) 34, (1, 1, 1, 1) 19, (1, 1, 2) 15, (1, 2) 13
 # (one tool several times, 10, is the parallel kind's). The parallel_multiple kind draws three tools in a third of
-# its rows, four never, and each tool a second time at 0.3, so (1, 2) is its second shape and (2, 2) 6% of it: in
+# its rows, four never, and each tool a second time at 0.3, so (1, 2) is its second shape and (2, 2) 5% of it: in
 # the default build, 847 turns call three different tools, 262 two tools twice each, none four. Models trained on
 # it were right on 2 of the 52 three-tool items and none of the four-tool or (2, 2) ones, and gave the shape
-# asked for on 8 of 52, 1 of 19 and 4 of 34 (compact-ul-seed3, Q8_0; train/results/quality-cpu-compact-ul-seed3/).
+# asked for on 8 of 52, 1 of 19 and 4 of 34 (compact-ul-seed3, Q8_0; `python -m eval.call_counts`). This kind draws
+# (1, 1) 29%, (1, 1, 1) 23%, (2, 2) 13%, (1, 1, 2) 9%, (1, 1, 1, 1) 9%, (1, 2) 8% (2,000 rows, seed 7).
 WIDE_TOOLS = {2: 0.50, 3: 0.35, 4: 0.15}
 P_BOTH_TWICE = 0.3  # of the two-tool requests: each tool for two values ("the weather in A and B, the time in C and D")
 P_TWICE_WIDE = 0.12  # otherwise, each tool a second time
