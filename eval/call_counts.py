@@ -97,11 +97,6 @@ def count_table(items: list[dict], expected: dict[str, int]) -> dict:
     return {"n": n, **shares, "cells": {str(k): dict(v) for k, v in sorted(cells.items())}}
 
 
-def shape(calls: list) -> tuple[int, ...]:
-    """The calls of each function, sorted: (1, 1, 2) for three functions, one of them called twice."""
-    return tuple(sorted(collections.Counter(calls).values()))
-
-
 def shape_table(items: list[dict], answers: dict[str, list]) -> dict[str, dict]:
     """Expected shape -> {"n", "right", "count_right", "functions_right"}: items of that shape, replies right, with
     the expected number of calls, and calling each expected function exactly as often as expected."""
@@ -112,7 +107,7 @@ def shape_table(items: list[dict], answers: dict[str, list]) -> dict[str, dict]:
             continue
         want = collections.Counter(next(iter(c)) for c in answer)
         made = collections.Counter(c.get("name") for c in item.get("calls") or [])
-        row = rows[shape(list(want.elements()))]
+        row = rows[tuple(sorted(want.values()))]  # (1, 1, 2): three functions, one of them called twice
         row["n"] += 1
         row["right"] += bool(item.get("correct"))
         row["count_right"] += sum(made.values()) == sum(want.values())

@@ -12,8 +12,8 @@ Kinds (the `kind` in each record's meta):
 - normalize: arguments the user states loosely (numbers in words, currency names, country names, spelled-out
   dates, odd casing) that the call must normalise.
 - parallel_multiple: two or three different tools in one turn, some of them called more than once (2-6 calls).
-- parallel_multiple_wide: two to four different tools in one turn, in the shapes people ask for (two tools for two
-  values each, four tools); not in the default mix, a recipe gives it a weight.
+- parallel_multiple_wide: two to four different tools in one turn, in BFCL parallel_multiple's shapes (two tools for
+  two values each, four tools); not in the default mix, a recipe gives it a weight.
 - sibling_multiple: the same within one domain (sibling functions called together, more siblings offered); not in
   the default mix, a recipe gives it a weight.
 - clarify: a required argument is missing from the request -> the assistant asks for it, the user answers, the
