@@ -22,6 +22,13 @@ change moved it; read the examples before trusting a count. Replies whose checke
 argument are counted as `unclassified`. With several calls of one tool (parallel suites), the call that gave the
 wrong value is the one compared.
 Left out: wrong values in calls past the first, and the reasons behind `wrong_count` or `missing_required`.
+
+`--train data/default/train.jsonl` asks another question of the same result: is a string value the request states
+right more often when some training call carried it? Every required string argument of an expected call whose
+accepted value stands in the user's words is counted once, where the reply calls that function: right, wrong or
+left out, split by whether any call in the training file gave that string (compared as BFCL's checker compares
+strings). A gap says the model copies the strings it has seen better than new ones (data); no gap says it does not
+matter which strings the data holds.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from nanoagent.checker import normalize_string
 from nanoagent.suites import SuiteError, load_suite
 
 MESSAGE = re.compile(r"^(?:expected call \d+: )?(?P<fn>[^:]+): (?P<key>[^=\s]+)=(?P<value>.*) is not among (?P<allowed>.*)$", re.S)
@@ -131,12 +139,77 @@ def classify_result(result: dict, suites: list[str] | None = None, examples: int
     return out
 
 
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, dict)):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _strings(v)
+
+
+def training_values(path: Path) -> set[str]:
+    """Every string a training row's tool calls give as an argument value (inside lists and objects too),
+    normalised as BFCL's checker compares strings."""
+    seen = set()
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                raise ValueError(f"{path}:{n} is not JSON ({e})") from None
+            for msg in row.get("messages") or []:
+                for call in msg.get("tool_calls") or []:
+                    args = (call.get("function") or call).get("arguments")
+                    if isinstance(args, str):
+                        try:
+                            args = json.loads(args)
+                        except ValueError:
+                            continue
+                    seen.update(normalize_string(s) for s in _strings(args))
+    return seen
+
+
+def seen_split(result: dict, seen: set[str], suites: list[str] | None = None) -> dict:
+    """{suite: {"seen" | "unseen": {"right": n, "wrong": n, "left out": n}}}: the required string values the
+    requests state, where the reply calls their function, by whether `seen` (training_values) holds one of the
+    accepted strings."""
+    out = {}
+    for suite, data in result.get("suites", {}).items():
+        if suites and suite not in suites:
+            continue
+        try:
+            items = {it.id: it for it in load_suite(suite)[0]}
+        except SuiteError:
+            continue
+        counts = {"seen": Counter(), "unseen": Counter()}
+        for r in data.get("items", []):
+            item = items.get(r.get("id"))
+            if item is None or item.expect != "calls":
+                continue
+            words = normalize_string(" ".join(m.get("content") or "" for m in item.messages if m.get("role") == "user"))
+            for answer in item.answers:
+                for fn, expected in answer.items():
+                    given = [c.get("arguments") or {} for c in r.get("calls") or [] if c.get("name") == fn]
+                    for key, allowed in (expected.items() if given else ()):
+                        accepted = {normalize_string(a) for a in allowed if isinstance(a, str) and a.strip()}
+                        if "" in allowed or not accepted or not any(a in words for a in accepted):
+                            continue  # optional, not a string, or not stated in the request
+                        values = [normalize_string(a[key]) for a in given if isinstance(a.get(key), str)]
+                        outcome = ("right" if accepted & set(values) else
+                                   "wrong" if any(key in a for a in given) else "left out")
+                        counts["seen" if accepted & seen else "unseen"][outcome] += 1
+        out[suite] = {k: {o: c[o] for o in ("right", "wrong", "left out")} for k, c in counts.items()}
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.values", description=__doc__.split("\n\n")[0])
     ap.add_argument("result", help="an eval.toolcall result JSON (eval/results/...)")
     ap.add_argument("--suites", help="comma-separated suites (default: every suite in the file)")
     ap.add_argument("--examples", type=int, default=3, help="examples shown per class (default: 3)")
     ap.add_argument("--json", action="store_true", help="print the classes as JSON")
+    ap.add_argument("--train", help="a training file (train.jsonl): instead of the classes, split the stated string "
+                                    "values by whether a training call carried them")
     args = ap.parse_args(argv)
     path = Path(args.result)
     try:
@@ -146,8 +219,27 @@ def main(argv=None) -> int:
     except (OSError, UnicodeDecodeError, ValueError) as e:
         print(f"error: {path} is not an eval.toolcall result file ({e}); give one from eval/results/", file=sys.stderr)
         return 2
-    table = classify_result(result, [s.strip() for s in args.suites.split(",")] if args.suites else None,
-                            args.examples)
+    suites = [s.strip() for s in args.suites.split(",")] if args.suites else None
+    if args.train:
+        try:
+            seen = training_values(Path(args.train))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            print(f"error: cannot read the training file {args.train} ({e}); give a data build's train.jsonl",
+                  file=sys.stderr)
+            return 2
+        split = seen_split(result, seen, suites)
+        if args.json:
+            print(json.dumps(split, indent=2))
+            return 0
+        print(f"{path}: stated string values by whether {args.train}'s calls carried them "
+              f"({len(seen):,} distinct strings there)")
+        for suite, by in split.items():
+            for k, c in by.items():
+                n = sum(c.values())
+                if n:
+                    print(f"  {suite:18s} {k:7s} {n:4d}  " + "  ".join(f"{o} {v / n:4.0%}" for o, v in c.items()))
+        return 0
+    table = classify_result(result, suites, args.examples)
     if args.json:
         print(json.dumps(table, indent=2))
         return 0

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from eval.values import classify, classify_result, main
+from eval.values import classify, classify_result, main, seen_split, training_values
 
 
 @pytest.mark.parametrize("value, allowed, others, prompt, expected", [
@@ -75,3 +75,30 @@ def test_a_file_that_is_not_a_result_is_a_clear_error(tmp_path, capsys):
     bad.write_text("[1, 2]")
     assert main([str(bad)]) == 2 and "not an eval.toolcall result" in capsys.readouterr().err
     assert main([str(tmp_path / "missing.json")]) == 2
+
+
+def test_stated_strings_split_by_whether_training_calls_carried_them(tmp_path, capsys):
+    train = tmp_path / "train.jsonl"
+    rows = [{"messages": [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+        "name": "f", "arguments": {"method": "Simpson", "opts": [{"unit": "in"}]}}}]}]},
+            {"messages": [{"role": "user", "content": "x**3"}]}]  # a user's words are not a call's value
+    train.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    seen = training_values(train)
+    assert seen == {"simpson", "in"}
+    items = [  # simple_python_15 states function 'x**3' and method 'simpson'; _7 states unit 'inches' ('in' too)
+        {"id": "simple_python_15", "kind": "wrong_value", "calls": [{"name": "integrate", "arguments": {
+            "function": "x^3", "start_x": -2, "end_x": 3, "method": "trapezoid"}}]},
+        {"id": "simple_python_7", "kind": "ok", "calls": [{"name": "calculate_circumference",
+                                                          "arguments": {"radius": 4}}]},
+        {"id": "simple_python_5", "kind": "wrong_func", "calls": [{"name": "other", "arguments": {}}]},
+    ]
+    split = seen_split(result_with(items), seen)["simple_python"]
+    assert split == {"seen": {"right": 0, "wrong": 1, "left out": 1},
+                     "unseen": {"right": 1, "wrong": 0, "left out": 0}}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result_with(items)))
+    assert main([str(path), "--train", str(train)]) == 0
+    assert "2 distinct strings" in capsys.readouterr().out
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    assert main([str(path), "--train", str(tmp_path / "bad.jsonl")]) == 2
+    assert "bad.jsonl:1 is not JSON" in capsys.readouterr().err
