@@ -118,6 +118,7 @@ MATRIX = [
     ("train.dft", ["--steps", "-1"], "'steps' must be positive"),
     ("train.dft", ["--decision-weight", "0"], "'decision_weight' must be positive"),
     ("train.dft", ["--count-weight", "-1"], "'count_weight' must be positive"),
+    ("train.dft", ["--arg-end-weight", "0"], "'arg_end_weight' must be positive"),
     ("train.dft", ["--unlikelihood", "-0.5"], "'unlikelihood' is -0.5"),
     ("train.dft", ["--loss", "xx"], "'xx'"),
     ("train.dft", ["--model", "{B}/hollow", "--data", "{B}/data"], "hollow has no usable tokenizer"),

@@ -239,6 +239,35 @@ def test_count_weight_marks_the_choice_after_each_closing_tag(tok):
     assert "count_weighted_tokens" not in plain.stats
 
 
+def test_arg_end_weight_marks_the_choice_after_each_top_level_argument(tok):
+    """After each argument of a call the model chooses another argument or the call's end: arg_end_weight weights
+    the token holding that ',' or '}', and not the commas inside a string, a list or a nested object, nor any token
+    of a text reply."""
+    args = {"city": "Paris, France", "days": [1, 2], "opts": {"a": 1, "b": 2}, "n": 3}
+    recs = [Record.from_dict({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "f",
+                                                                                           "arguments": args}}]},
+        {"role": "tool", "content": "{\"ok\": true}"},
+        {"role": "assistant", "content": "Done, {with} braces, and commas."}],
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+            k: {"type": "string"} for k in args}}}}]})]
+    plain = tokenize(recs, tok, max_length=2048)
+    weighted = tokenize(recs, tok, max_length=2048, arg_end_weight=5.0)
+    ids, m0, m1 = weighted.ids[0], plain.masks[0], weighted.masks[0]
+    marked = np.flatnonzero(m1 == 5.0)
+    assert len(marked) == 4 and weighted.stats["arg_end_weighted_tokens"] == 4  # one after each of four arguments
+    pieces = [tok.decode(ids[p:p + 1]) for p in marked]
+    assert all("," in x for x in pieces[:3]) and "}" in pieces[3], pieces
+    before = [tok.decode(ids[:p + 1]).split("<tool_call>")[-1] for p in marked]  # the call up to each marked token
+    for b, key in zip(before[:3], ["days", "opts", "n"]):
+        assert b.rstrip().endswith(",") or b.rstrip().endswith(', "'), b[-30:]
+        assert f'"{key}"' not in b, key  # marked before the next argument's key
+    assert before[0].count("Paris, France") == 1  # the string's own comma is not a choice
+    np.testing.assert_array_equal(m1 > 0, m0 > 0)  # the same supervised tokens, only reweighted
+    assert "arg_end_weighted_tokens" not in plain.stats
+
+
 # ------------------------------------------------------------------------------------------------ unlikelihood
 
 def test_earlier_tokens_are_the_turns_own_before_each_token_less_the_target():

@@ -71,6 +71,10 @@ class DFTConfig(TrainingConfig):
     # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
     # to make; 1 is plain SFT). Off: from the base, 3 doubled the extra calls on BFCL parallel (train/README.md).
     count_weight: float = 1.0
+    # loss weight of the token after each top-level argument of a call (its ',' or closing '}'): another argument,
+    # or the call's end (which optional arguments the request states; 1 is plain SFT). Off: today's recipe gives
+    # a third of the optional arguments BFCL simple_python's requests state (train/README.md).
+    arg_end_weight: float = 1.0
     # token-level unlikelihood (train/losses.py with_unlikelihood): this many times -log(1 - p) of each token the
     # assistant turn already wrote that is not the target, added at every supervised token. 0: plain SFT/DFT. Aimed
     # at replies that repeat their last call or loop inside a value, which grew with training in every arm that
@@ -125,7 +129,7 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     if not 0 < cfg.memory_budget <= 1:
         raise ConfigError(f"config key 'memory_budget' is a share of the machine's memory in (0, 1], got "
                           f"{cfg.memory_budget}")
-    for key in ("decision_weight", "count_weight"):
+    for key in ("decision_weight", "count_weight", "arg_end_weight"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"config key {key!r} must be positive, got {getattr(cfg, key)}")
     if cfg.unlikelihood < 0:
@@ -169,9 +173,9 @@ def asked_settings(saved: dict) -> dict:
 # What a run saved before a setting existed did then, where that is not today's default: runs older than
 # decision_weight trained every token with weight 1; runs older than count_weight weighted no count token; runs older
 # than prose_bound kept their tuned weights unblended; runs older than prompt_format used the standard format; runs
-# older than unlikelihood trained without it.
+# older than unlikelihood trained without it; runs older than arg_end_weight weighted no argument's end.
 LEGACY = {"decision_weight": 1.0, "count_weight": 1.0, "prose_bound": 0.0, "prompt_format": "standard",
-          "unlikelihood": 0.0}
+          "unlikelihood": 0.0, "arg_end_weight": 1.0}
 
 
 def resume_settings(cfg: DFTConfig, argv: list[str] | None) -> DFTConfig:

@@ -31,7 +31,7 @@ import numpy as np
 
 from nanoagent.record import Record, RecordError, jsonl_lines
 from nanoagent.render import DEFAULT_FORMAT, PromptFormat, render
-from nanoagent.toolcall import CLOSE
+from nanoagent.toolcall import CLOSE, OPEN
 
 
 class DataError(ValueError):
@@ -102,10 +102,11 @@ def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[R
     return records, {"bad_records": len(bad), "bad_examples": bad[:5]}
 
 
-def decision_weights(mask, weight: float, count_at=(), count_weight: float = 1.0) -> np.ndarray:
-    """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span and
+def decision_weights(mask, weight: float, count_at=(), count_weight: float = 1.0, arg_end_at=(),
+                     arg_end_weight: float = 1.0) -> np.ndarray:
+    """The 0/1 loss mask as float weights, with `weight` on the first token of every supervised span,
     `count_weight` on the supervised ones of the positions `count_at` (the tokens after each `</tool_call>`:
-    `after_sequence(ids, close_ids)`).
+    `after_sequence(ids, close_ids)`) and `arg_end_weight` on those of `arg_end_at` (`argument_ends`).
 
     The first token is where the model chooses between opening a `<tool_call>` and answering in text; the token
     after a closing tag is where it chooses between another call and the end of the reply, the decision a model
@@ -115,9 +116,50 @@ def decision_weights(mask, weight: float, count_at=(), count_weight: float = 1.0
     if weight != 1.0:
         starts = np.flatnonzero(np.diff(np.concatenate([[0.0], out])) > 0)
         out[starts] = weight
-    if count_weight != 1.0 and len(count_at):
-        at = np.asarray(count_at, dtype=np.int64)
-        out[at[out[at] > 0]] = count_weight
+    for at, w in ((count_at, count_weight), (arg_end_at, arg_end_weight)):
+        if w != 1.0 and len(at):
+            at = np.asarray(at, dtype=np.int64)
+            out[at[out[at] > 0]] = w
+    return out
+
+
+def token_pieces(tokenizer) -> list[str]:
+    """Each vocabulary id's own text (`tokenizer.decode([id])`), to read call JSON token by token."""
+    return [tokenizer.decode([i]) for i in range(len(tokenizer))]
+
+
+def argument_ends(ids, mask, pieces: list[str]) -> list[int]:
+    """Positions of the supervised tokens holding the ',' or '}' right after a top-level argument of a call
+    (in `{"name": "f", "arguments": {"a": 1, "b": 2}}`, the tokens holding ', "b"' and the closing '}}'): where the
+    model chooses between giving another argument and closing the call. Each supervised run is read as text from
+    every `<tool_call>` on, as JSON: strings and nested values skipped, so commas inside them are not choices."""
+    out = []
+    armed, depth, in_str, esc, tail = False, 0, False, False, ""
+    for i, tid in enumerate(ids):
+        if not mask[i]:  # a run ends: the next assistant turn starts afresh
+            armed, depth, in_str, esc, tail = False, 0, False, False, ""
+            continue
+        marked = False
+        for ch in pieces[tid]:
+            if depth == 0:
+                if armed and ch == "{":
+                    depth = 1
+                tail = (tail + ch)[-len(OPEN):]
+                armed = armed or tail == OPEN
+            elif in_str:
+                esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+            elif ch == '"':
+                in_str = True
+            elif ch in "{[":
+                depth += 1
+            elif ch in "}]" or (ch == "," and depth == 2):
+                marked = marked or depth == 2
+                if ch != ",":
+                    depth -= 1
+                    if depth == 0:
+                        armed, tail = False, ""
+        if marked:
+            out.append(i)
     return out
 
 
@@ -134,10 +176,11 @@ def after_sequence(ids, seq) -> list[int]:
 
 def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str = "skip",
              source: str = "dataset", decision_weight: float = 1.0, count_weight: float = 1.0,
-             fmt: PromptFormat = DEFAULT_FORMAT) -> TokenDataset:
+             fmt: PromptFormat = DEFAULT_FORMAT, arg_end_weight: float = 1.0) -> TokenDataset:
     ids_out, masks_out = [], []
     close_ids = tokenizer.encode(CLOSE, add_special_tokens=False) if count_weight != 1.0 else []
-    count_marked = 0
+    pieces = token_pieces(tokenizer) if arg_end_weight != 1.0 else None
+    count_marked = arg_end_marked = 0
     too_long, truncated, unsupervised, longest = 0, 0, 0, 0
     for i, rec in enumerate(records):
         ids, mask = render(rec, tokenizer, fmt)
@@ -156,14 +199,18 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
             continue
         ids_out.append(np.asarray(ids, dtype=np.int32))
         after = after_sequence(ids, close_ids) if close_ids else []
-        masks_out.append(decision_weights(mask, decision_weight, after, count_weight))
+        ends = argument_ends(ids, mask, pieces) if pieces else []
+        masks_out.append(decision_weights(mask, decision_weight, after, count_weight, ends, arg_end_weight))
         count_marked += int((masks_out[-1][after] > 0).sum()) if after else 0
+        arg_end_marked += len(ends)
     stats = {"records": len(records), "kept": len(ids_out), "skipped_too_long": too_long,
              "truncated": truncated, "skipped_unsupervised": unsupervised, "longest_tokens": longest,
              "tokens": int(sum(len(x) for x in ids_out)),
              "supervised_tokens": int(sum((m[1:] > 0).sum() for m in masks_out))}
     if close_ids:
         stats["count_weighted_tokens"] = count_marked
+    if pieces:
+        stats["arg_end_weighted_tokens"] = arg_end_marked
     if not ids_out:
         raise DataError(f"{source}: no usable records ({stats}). Check the file, or raise --max-length.")
     return TokenDataset(ids_out, masks_out, stats)
@@ -171,12 +218,12 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
 
 def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
                  on_bad_record: str = "error", decision_weight: float = 1.0, count_weight: float = 1.0,
-                 fmt: PromptFormat = DEFAULT_FORMAT) -> TokenDataset:
+                 fmt: PromptFormat = DEFAULT_FORMAT, arg_end_weight: float = 1.0) -> TokenDataset:
     records, read_stats = read_records(path, on_bad_record)
     if not records:
         raise DataError(f"dataset file {path} has no records")
     ds = tokenize(records, tokenizer, max_length, on_too_long, source=str(path), decision_weight=decision_weight,
-                  count_weight=count_weight, fmt=fmt)
+                  count_weight=count_weight, fmt=fmt, arg_end_weight=arg_end_weight)
     ds.stats.update(read_stats, records=len(records) + read_stats["bad_records"])
     return ds
 

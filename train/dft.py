@@ -168,7 +168,7 @@ def run(cfg: DFTConfig) -> dict:
     kw = dict(max_length=cfg.max_length, on_too_long=cfg.on_too_long, on_bad_record=cfg.on_bad_record, fmt=fmt)
     say(f"prompt format: {fmt.name} (saved with the model)")
     train_ds = load_dataset(train_path, tokenizer, decision_weight=cfg.decision_weight, count_weight=cfg.count_weight,
-                            **kw)
+                            arg_end_weight=cfg.arg_end_weight, **kw)
     valid_ds = load_dataset(valid_path, tokenizer, **kw) if valid_path else None
     stats = {"train": {"path": str(train_path), **train_ds.stats},
              "valid": {"path": str(valid_path), **valid_ds.stats} if valid_ds else None}
@@ -182,6 +182,10 @@ def run(cfg: DFTConfig) -> dict:
         say(f"count_weight {cfg.count_weight}: {train_ds.stats['count_weighted_tokens']} tokens after a </tool_call> "
             "weighted" + ("; none found, so the weight changes nothing (does the data have calls?)"
                           if not train_ds.stats["count_weighted_tokens"] else ""))
+    if cfg.arg_end_weight != 1.0:
+        say(f"arg_end_weight {cfg.arg_end_weight}: {train_ds.stats['arg_end_weighted_tokens']} tokens ending a call's "
+            "argument weighted" + ("; none found, so the weight changes nothing (does the data have calls?)"
+                                   if not train_ds.stats["arg_end_weighted_tokens"] else ""))
     if valid_ds is None:
         say("no valid.jsonl beside the training data: validation loss is skipped")
     heldout_src = cfg.heldout or valid_path
