@@ -72,8 +72,8 @@ class DFTConfig(TrainingConfig):
     # to make; 1 is plain SFT). Off: from the base, 3 doubled the extra calls on BFCL parallel (train/README.md).
     count_weight: float = 1.0
     # loss weight of the token after each top-level argument of a call (its ',' or closing '}'): another argument,
-    # or the call's end (which optional arguments the request states; 1 is plain SFT). Off: today's recipe gives
-    # a third of the optional arguments BFCL simple_python's requests state (train/README.md).
+    # or the call's end (which optional arguments the request states; 1 is plain SFT). Off: at 3 it gave more of the
+    # stated arguments and invented others, losing on five of six BFCL suites (results/quality-cpu-argend3-seed3/).
     arg_end_weight: float = 1.0
     # token-level unlikelihood (train/losses.py with_unlikelihood): this many times -log(1 - p) of each token the
     # assistant turn already wrote that is not the target, added at every supervised token. 0: plain SFT/DFT. Aimed

@@ -152,12 +152,13 @@ def argument_ends(ids, mask, pieces: list[str]) -> list[int]:
                 in_str = True
             elif ch in "{[":
                 depth += 1
-            elif ch in "}]" or (ch == "," and depth == 2):
+            elif ch == ",":
                 marked = marked or depth == 2
-                if ch != ",":
-                    depth -= 1
-                    if depth == 0:
-                        armed, tail = False, ""
+            elif ch in "}]":
+                marked = marked or depth == 2  # the arguments object closes
+                depth -= 1
+                if depth == 0:  # the call's object closed: wait for the next <tool_call>
+                    armed, tail = False, ""
         if marked:
             out.append(i)
     return out

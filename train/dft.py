@@ -178,14 +178,12 @@ def run(cfg: DFTConfig) -> dict:
                 f"({s['supervised_tokens']} supervised); skipped: {s['skipped_too_long']} too long, "
                 f"{s['skipped_unsupervised']} without assistant tokens, {s['bad_records']} malformed; "
                 f"{s['truncated']} truncated")
-    if cfg.count_weight != 1.0:  # the marked tokens are found by the closing tag's ids: say if none matched
-        say(f"count_weight {cfg.count_weight}: {train_ds.stats['count_weighted_tokens']} tokens after a </tool_call> "
-            "weighted" + ("; none found, so the weight changes nothing (does the data have calls?)"
-                          if not train_ds.stats["count_weighted_tokens"] else ""))
-    if cfg.arg_end_weight != 1.0:
-        say(f"arg_end_weight {cfg.arg_end_weight}: {train_ds.stats['arg_end_weighted_tokens']} tokens ending a call's "
-            "argument weighted" + ("; none found, so the weight changes nothing (does the data have calls?)"
-                                   if not train_ds.stats["arg_end_weighted_tokens"] else ""))
+    for key, stat, what in (("count_weight", "count_weighted_tokens", "tokens after a </tool_call>"),
+                            ("arg_end_weight", "arg_end_weighted_tokens", "tokens ending a call's argument")):
+        if getattr(cfg, key) != 1.0:  # the marked tokens are found in the rendered calls: say if none matched
+            n = train_ds.stats[stat]
+            say(f"{key} {getattr(cfg, key)}: {n} {what} weighted"
+                + ("; none found, so the weight changes nothing (does the data have calls?)" if not n else ""))
     if valid_ds is None:
         say("no valid.jsonl beside the training data: validation loss is skipped")
     heldout_src = cfg.heldout or valid_path
