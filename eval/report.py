@@ -6,7 +6,8 @@ Run:
     python -m eval.report --readme README.md                # also refresh the README's table (between markers)
     python -m eval.report --results eval/results/quality --quality-readme README.md   # the quality-run table
 
-For each (kind, label) each suite's latest result is used (`--all-runs` keeps every run apart). Written to `--out`: `report.md`
+For each (kind, label) each suite's latest result is used (`--all-runs` keeps every run apart); `--labels` picks
+runs and sets the order of the tables' columns and rows (otherwise oldest first). Written to `--out`: `report.md`
 (tool-calling accuracy per suite with 95% intervals; call and schema-valid rates; coding resolved rate, pass@k,
 turns, exits; items per second per backend; the runs' models, settings and machines), `toolcall_accuracy.png`,
 `toolcall_validity.png` and, when there are coding runs, `coding_resolved.png`. With `--readme`, the text between
@@ -190,7 +191,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Markdown table and PNG charts comparing eval runs")
     p.add_argument("--results", default=str(DEFAULT_DIR), help="folder of result JSON files (searched recursively)")
     p.add_argument("--out", default=None, help="output folder (default: RESULTS/report)")
-    p.add_argument("--labels", default=None, help="only these run labels, comma-separated")
+    p.add_argument("--labels", default=None,
+                   help="only these run labels, comma-separated, in this order (default: every label, oldest first)")
     p.add_argument("--all-runs", action="store_true", help="every run, not only the latest per label")
     p.add_argument("--readme", default=None, help="file whose eval-table block gets the accuracy table")
     p.add_argument("--quality-readme", default=None,
@@ -204,9 +206,9 @@ def main(argv=None) -> int:
         return 2
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
-    if args.labels:
-        wanted = {x.strip() for x in args.labels.split(",")}
-        missing = wanted - {r["label"] for r in runs}
+    wanted = [x.strip() for x in args.labels.split(",") if x.strip()] if args.labels else []
+    if wanted:
+        missing = set(wanted) - {r["label"] for r in runs}
         if missing:
             print(f"error: no runs labelled {', '.join(sorted(missing))} in {args.results}", file=sys.stderr)
             return 2
@@ -215,6 +217,8 @@ def main(argv=None) -> int:
         print(f"error: no eval results in {args.results}: run `python -m eval.toolcall` first", file=sys.stderr)
         return 2
     runs = runs if args.all_runs else latest(runs)
+    if wanted:  # the columns and rows in the order asked for (sorted is stable: a label's runs keep their order)
+        runs = sorted(runs, key=lambda r: wanted.index(r["label"]))
     path = render(runs, Path(args.out or Path(args.results) / "report"))
     if args.readme:
         tool = [r for r in runs if r["kind"] == "toolcall"]

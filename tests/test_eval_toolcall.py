@@ -143,6 +143,10 @@ def test_main_writes_a_versioned_result_and_the_report_renders(valid_file, tmp_p
     assert rows[2].startswith("| suite | n | base | dft | target | FunctionGemma 270M |")
     assert rows[4] == (f"| valid:{valid_file} | 4 | " + "50.0 (0.0-100.0); valid 50%, calls 75% | " * 2 + "- | - | - | - |")
     assert "old" not in readme.read_text() and rows[-1] == "y"
+    # --labels picks the runs and orders the columns as listed, whatever order they were made in
+    assert report.main(["--results", str(out), "--out", str(tmp_path / "rep"), "--quality-readme", str(readme),
+                        "--labels", "dft,base"]) == 0
+    assert readme.read_text().splitlines()[2].startswith("| suite | n | dft | base | target |")
     readme.write_text("no markers\n")
     assert report.main(["--results", str(out), "--out", str(tmp_path / "rep"), "--quality-readme", str(readme)]) == 2
 
