@@ -23,14 +23,11 @@ are left out.
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import json
 import sys
 from collections import Counter
 
-from eval.compare import CompareError, read_result
-from eval.optional_args import calling_suites, cost_of
+from eval.optional_args import cost_of, per_suite_main
 from nanoagent.checker import spec_index
 
 SCHEMA_WORDS = frozenset({"required", "default", "enum", "properties", "type", "description", "items", "minimum",
@@ -117,41 +114,18 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
             "by_class": {c: by_class[c] for c in CLASSES}, "shown": {c: v for c, v in shown.items() if v}}
 
 
-def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
-    """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
-    return {suite: count_suite(items, replies, examples) for suite, items, replies in calling_suites(result, suites)}
+def print_suite(suite: str, t: dict) -> None:
+    print(f"  {suite}: {t['keys']} argument names the function lacks, in {t['replies_with']} of "
+          f"{t['replies']} replies; replies wrong only for them: {t['cost']}")
+    for cls, n in t["by_class"].items():
+        print(f"      {cls:26s} {n}")
+        for line in t["shown"].get(cls, []):
+            print(f"          {line}")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.argument_names", description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files (eval/results/...)")
-    ap.add_argument("--suites", help="comma-separated suites (default: every suite in each file that expects calls)")
-    ap.add_argument("--examples", type=int, default=3, help="examples shown per class and suite (default: 3)")
-    ap.add_argument("--json", action="store_true", help="print the counts as JSON")
-    args = ap.parse_args(argv)
-    suites = [s.strip() for s in args.suites.split(",")] if args.suites else None
-    tables = {}
-    for path in args.results:
-        try:
-            tables[path] = count_result(read_result(path), suites, args.examples)
-        except CompareError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-    if args.json:
-        print(json.dumps(tables, indent=2))
-        return 0
-    for path, table in tables.items():
-        print(path)
-        if not table:
-            print("  no suite with expected calls among those asked for")
-        for suite, t in table.items():
-            print(f"  {suite}: {t['keys']} argument names the function lacks, in {t['replies_with']} of "
-                  f"{t['replies']} replies; replies wrong only for them: {t['cost']}")
-            for cls, n in t["by_class"].items():
-                print(f"      {cls:26s} {n}")
-                for line in t["shown"].get(cls, []):
-                    print(f"          {line}")
-    return 0
+    return per_suite_main(argv, "python -m eval.argument_names", __doc__, count_suite,
+                          "examples shown per class and suite", print_suite)
 
 
 if __name__ == "__main__":

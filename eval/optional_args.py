@@ -125,44 +125,50 @@ def count_suite(items, replies: dict[str, dict], examples: int = 3) -> dict:
             "most_overfilled": over_by.most_common(examples), "overfilled_shown": over_shown}
 
 
-def calling_suites(result: dict, suites: list[str] | None = None):
+def calling_suites(result: dict, suites: list[str] | None = None, unloadable: list | None = None):
     """(suite, items, replies by id) for every suite of a result that expects calls (and is in `suites`, if given);
-    suites this checkout cannot load are skipped."""
+    a suite this checkout cannot load is left out and, with `unloadable`, named there with the reason."""
     for suite, data in result.get("suites", {}).items():
         if suites and suite not in suites:
             continue
         try:
             items = load_suite(suite)[0]
-        except SuiteError:
+        except SuiteError as e:
+            if unloadable is not None:
+                unloadable.append(f"{suite}: {e}")
             continue
         if items and items[0].expect == "calls":
             yield suite, items, {r.get("id"): r for r in data.get("items", [])}
 
 
-def count_result(result: dict, suites: list[str] | None = None, examples: int = 3) -> dict:
-    """{suite: count_suite(...)} for every suite of a result that expects calls (and is in `suites`, if given)."""
-    return {suite: count_suite(items, replies, examples) for suite, items, replies in calling_suites(result, suites)}
+def count_result(result: dict, suites: list[str] | None = None, examples: int = 3, counter=None,
+                 unloadable: list | None = None) -> dict:
+    """{suite: counter(items, replies by id, examples)} for every suite of a result that expects calls (and is in
+    `suites`, if given); `counter` is this module's count_suite unless another module's is given."""
+    counter = counter or count_suite
+    return {suite: counter(items, replies, examples)
+            for suite, items, replies in calling_suites(result, suites, unloadable)}
 
 
-def share(given: int, called: int) -> str:
-    return f"{given}/{called} ({100 * given / called:.1f}%)" if called else "-"
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.optional_args", description=__doc__.split("\n\n")[0])
+def per_suite_main(argv, prog: str, doc: str, counter, examples_help: str, print_suite) -> int:
+    """The command line that eval.optional_args and eval.argument_names share: result files in, `counter` run on
+    each file's calling suites, then JSON or each suite's table printed by `print_suite(suite, table)`."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
     ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files (eval/results/...)")
     ap.add_argument("--suites", help="comma-separated suites (default: every suite in each file that expects calls)")
-    ap.add_argument("--examples", type=int, default=3, help="arguments left out shown per suite (default: 3)")
+    ap.add_argument("--examples", type=int, default=3, help=f"{examples_help} (default: 3)")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     args = ap.parse_args(argv)
     suites = [s.strip() for s in args.suites.split(",")] if args.suites else None
-    tables = {}
+    tables, unloadable = {}, []
     for path in args.results:
         try:
-            tables[path] = count_result(read_result(path), suites, args.examples)
+            tables[path] = count_result(read_result(path), suites, args.examples, counter, unloadable)
         except CompareError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+    for line in unloadable:
+        print(f"left out, not loadable here: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps(tables, indent=2))
         return 0
@@ -171,17 +177,30 @@ def main(argv=None) -> int:
         if not table:
             print("  no suite with expected calls among those asked for")
         for suite, t in table.items():
-            print(f"  {suite}: {t['needed']} stated optional arguments; the expected function called for "
-                  f"{t['called']}; given {share(t['given'], t['called'])}")
-            for kind, (n, g) in t["by_type"].items():
-                print(f"      {kind:8s} given {share(g, n)}")
-            for line in t["left_out"]:
-                print(f"      {line}")
-            print(f"    unasked optional arguments given with a value the answers do not take: {t['overfilled']} in "
-                  f"{t['overfilled_replies']} replies; replies wrong only for them: {t['overfilled_cost']}")
-            for line in t["overfilled_shown"]:
-                print(f"      {line}")
+            print_suite(suite, t)
     return 0
+
+
+def share(given: int, called: int) -> str:
+    return f"{given}/{called} ({100 * given / called:.1f}%)" if called else "-"
+
+
+def print_suite(suite: str, t: dict) -> None:
+    print(f"  {suite}: {t['needed']} stated optional arguments; the expected function called for "
+          f"{t['called']}; given {share(t['given'], t['called'])}")
+    for kind, (n, g) in t["by_type"].items():
+        print(f"      {kind:8s} given {share(g, n)}")
+    for line in t["left_out"]:
+        print(f"      {line}")
+    print(f"    unasked optional arguments given with a value the answers do not take: {t['overfilled']} in "
+          f"{t['overfilled_replies']} replies; replies wrong only for them: {t['overfilled_cost']}")
+    for line in t["overfilled_shown"]:
+        print(f"      {line}")
+
+
+def main(argv=None) -> int:
+    return per_suite_main(argv, "python -m eval.optional_args", __doc__, count_suite,
+                          "arguments left out shown per suite", print_suite)
 
 
 if __name__ == "__main__":

@@ -78,9 +78,11 @@ def test_a_result_file_on_real_bfcl_prompts(tmp_path, capsys):
     assert table["simple_python"]["most_left_out"] == [("calculate_circumference.unit", 1)]
     assert table["simple_python"]["given"] == 0     # simple_python_0's unit accepts '': not counted
     path = tmp_path / "r.json"
+    result["suites"]["simple_rust"] = {"items": []}  # a suite this checkout cannot load is named, not dropped quietly
     path.write_text(json.dumps(result))
     assert main([str(path)]) == 0
-    assert "given 0/1 (0.0%)" in capsys.readouterr().out
+    out = capsys.readouterr()
+    assert "given 0/1 (0.0%)" in out.out and "left out, not loadable here: simple_rust" in out.err
 
 
 def test_a_file_that_is_not_a_result_gets_a_clear_error(tmp_path, capsys):
