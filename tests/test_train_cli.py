@@ -58,7 +58,7 @@ def test_end_to_end_fused_and_adapters(tiny, tmp_path):
     from nanoagent.models import load as na_load
 
     assert dft.main(args(tiny, tmp_path / "fused", "--fine-tune", "lora", "--count-weight", "2",  # full: default
-                         "--unlikelihood", "1", "--arg-end-weight", "2")) == 0
+                         "--unlikelihood", "1", "--arg-end-weight", "2", "--no-unlikelihood-arg-ends")) == 0
     run = tmp_path / "fused"
     for name in ("config.yaml", "data_stats.json", "metrics.jsonl", "loss.png", "summary.json", "validity.json",
                  "model/config.json", "model/tokenizer.json", "model/model.safetensors"):
@@ -92,11 +92,13 @@ def test_end_to_end_fused_and_adapters(tiny, tmp_path):
 
     # Same run with adapters kept: base weights + adapters/ load through mlx_lm and match the fused model.
     assert dft.main(args(tiny, tmp_path / "adapters", "--fine-tune", "lora", "--no-fuse", "--validity-n", "0",
-                         "--no-plot", "--count-weight", "2", "--unlikelihood", "1", "--arg-end-weight", "2")) == 0
+                         "--no-plot", "--count-weight", "2", "--unlikelihood", "1", "--arg-end-weight", "2",
+                         "--no-unlikelihood-arg-ends")) == 0
     stats = json.loads((tmp_path / "adapters" / "data_stats.json").read_text())
     assert stats["train"]["count_weighted_tokens"] > 0  # the token after each call's closing tag
     assert stats["train"]["arg_end_weighted_tokens"] >= stats["train"]["count_weighted_tokens"]  # one a call at least
-    assert yaml.safe_load((tmp_path / "adapters" / "config.yaml").read_text())["unlikelihood"] == 1.0
+    saved = yaml.safe_load((tmp_path / "adapters" / "config.yaml").read_text())
+    assert saved["unlikelihood"] == 1.0 and saved["unlikelihood_arg_ends"] is False
     lines = [json.loads(x) for x in (tmp_path / "adapters" / "metrics.jsonl").read_text().splitlines()]
     vals = [x for x in lines if x.get("kind") == "valid"]
     assert vals and all(v["val_loss"] == v["val_ce"] for v in vals)  # validated on the plain SFT loss

@@ -303,6 +303,34 @@ def test_unlikelihood_matches_numpy_and_only_adds(tok, model):
     assert with_unlikelihood(sft_loss, 0.0) is sft_loss
 
 
+def test_unlikelihood_can_spare_the_tokens_that_end_an_argument(tok, model):
+    """With the tokenizer's pieces, the term leaves out exactly the targets that end a call's argument: there the
+    turn's earlier ',' (a call that went on) is a candidate at the call's closing '}', pushing toward closing early."""
+    from train.data import argument_ends, token_pieces
+
+    calls = [{"type": "function", "function": {"name": "f", "arguments": {"a": i, "b": i + 1, "c": "x"}}}
+             for i in (1, 2)]
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        k: {"type": "integer"} for k in "abc"}}}}]
+    recs = [Record.from_dict({"messages": [{"role": "user", "content": "twice"},
+                                           {"role": "assistant", "content": "", "tool_calls": calls}],
+                              "tools": tools})]
+    batch = next(iterate_batches(tokenize(recs, tok, max_length=2048), 1, seed=0, pack=False))
+    pieces = token_pieces(tok)
+    ends = argument_ends(batch.targets[0], batch.mask[0], pieces)
+    assert len(ends) == 6  # three arguments in each of two calls
+    flat = np.flatnonzero(batch.mask[0] > 0).tolist()
+    at = [flat.index(e) for e in ends]
+    ids0, valid0 = earlier_tokens(batch)
+    ids1, valid1 = earlier_tokens(batch, pieces)
+    assert valid1[at].sum() == 0 and valid0[at].sum() > 0  # spared, and there was something to spare
+    rest = [i for i in range(len(flat)) if i not in at]
+    np.testing.assert_array_equal((ids0 * valid0)[rest][:, :ids1.shape[1]], (ids1 * valid1)[rest][:, :ids0.shape[1]])
+    plain, _ = with_unlikelihood(sft_loss, 1.0)(model, batch)
+    spared, _ = with_unlikelihood(sft_loss, 1.0, pieces)(model, batch)
+    assert float(sft_loss(model, batch)[0]) < float(spared) < float(plain)
+
+
 def test_unlikelihood_moves_the_last_choice_toward_the_end_of_the_reply(tok):
     """The point of the term: after a reply's last call, the token that would open another call (it also followed
     the first call's "<tool_call>") is a candidate and the reply's end is not, so training with the term leaves

@@ -39,7 +39,7 @@ from nanoagent.atomic import write_json
 from nanoagent.metrics import read_metrics
 from nanoagent.provenance import code_digest
 from train.config import ConfigError, DFTConfig, load_config, resume_settings
-from train.data import DataError, load_dataset, read_records
+from train.data import DataError, argument_ends, load_dataset, read_records, token_pieces
 
 DEFAULT_DATA = Path("data/default")
 
@@ -212,10 +212,16 @@ def run(cfg: DFTConfig) -> dict:
     base_prose = validity.get("before", {}).get("prose_ppl")
     if rank == 0 and cfg.prose_bound and base_prose is None:  # only rank 0 writes the final model
         base_prose = prose_perplexity(model, tokenizer)
-    loss = with_unlikelihood(LOSSES[cfg.loss], cfg.unlikelihood)  # validation reads the plain loss (eval_loss)
+    pieces = token_pieces(tokenizer) if cfg.unlikelihood and not cfg.unlikelihood_arg_ends else None
+    loss = with_unlikelihood(LOSSES[cfg.loss], cfg.unlikelihood, pieces)  # validation reads the plain loss
     if cfg.unlikelihood:
         say(f"unlikelihood {cfg.unlikelihood:g}: at each supervised token, the tokens its turn already wrote (other "
             "than the target) are pushed down")
+    if pieces:
+        sample = range(min(200, len(train_ds)))
+        n = sum(len(argument_ends(train_ds.ids[i], train_ds.masks[i], pieces)) for i in sample)
+        say(f"  except at the tokens that end a call's argument: {n} in the first {len(sample)} training records"
+            + ("; none found, so sparing them changes nothing (does the data have calls?)" if not n else ""))
     mx.random.seed(cfg.seed)  # LoRA's random init: the same on every rank and in every run with this seed
     n_trainable = prepare(model, cfg)
     if cfg.resume and usable_checkpoint(run_dir, say=lambda msg: None):

@@ -14,6 +14,9 @@ of supervised tokens when none is weighted), so micro-batches and ranks combine 
               the term pushes it down where the data says something else comes. Where the reply ends after its last
               call, the token that would open another call is one of them; where another call follows, the end of
               the reply is not (the turn has not written it yet), so the term leans against extra calls only.
+              with_unlikelihood(loss, alpha, pieces) spares the tokens that end a call's argument (its ',' or
+              closing '}'): there the turn's earlier ',' or '}' is the other choice, not a repeat, so the term
+              would push toward closing the call (or toward going on) and only the cross-entropy decides.
 
 Both run the transformer once and apply the output projection only at supervised positions: the system prompt
 with its tool list, user text and tool results never need logits, and the 49152-wide projection is a large part of
@@ -32,6 +35,7 @@ import numpy as np
 
 from nanoagent.numpy_ops import logsumexp
 from nanoagent.packed_attention import RecordSpans, SharedPrefix, packed_rows
+from train.data import argument_ends
 
 
 def _inner(model):
@@ -104,21 +108,23 @@ def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
     return output_logits(model, h), targets
 
 
-def earlier_tokens(batch) -> tuple[np.ndarray, np.ndarray]:
+def earlier_tokens(batch, pieces: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For every supervised token (in supervised_logits' order), the distinct tokens its own assistant turn wrote
     before it, less its target: ids (N, K) padded with 0 and a (N, K) 0/1 mask, K the most any token has (at least
     1). A turn is a run of consecutive supervised positions; a packed row's records and a record's turns are
-    separated by unsupervised tokens (headers, prompts), so no run crosses them."""
+    separated by unsupervised tokens (headers, prompts), so no run crosses them. With `pieces` (each token id's
+    text, train.data.token_pieces), a target that ends a call's argument (train.data.argument_ends) gets none."""
     mask, targets = batch.mask > 0, batch.targets
     per_token = []
     for row in range(mask.shape[0]):
+        spared = set(argument_ends(targets[row], mask[row], pieces)) if pieces else set()
         seen: dict[int, None] = {}  # the run's tokens so far, in order
         for i in range(mask.shape[1]):
             if not mask[row, i]:
                 seen = {}
                 continue
             t = int(targets[row, i])
-            per_token.append([x for x in seen if x != t])
+            per_token.append([] if i in spared else [x for x in seen if x != t])
             seen[t] = None
     k = max([len(c) for c in per_token] + [1])
     ids = np.zeros((len(per_token), k), dtype=np.int32)
@@ -148,7 +154,7 @@ def weighted_mean(ce: mx.array, weights: mx.array, n: mx.array) -> mx.array:
     return (ce * weights).sum() / mx.maximum(n, 1.0)
 
 
-def _loss(model, batch, weights_of, unlikelihood: float = 0.0) -> tuple[mx.array, mx.array]:
+def _loss(model, batch, weights_of, unlikelihood: float = 0.0, pieces=None) -> tuple[mx.array, mx.array]:
     logits, targets = supervised_logits(model, batch)
     logits = logits.astype(mx.float32)  # once, for both terms (cross_entropy's own cast is then a no-op)
     lse = logsumexp(logits) if unlikelihood else None
@@ -156,7 +162,7 @@ def _loss(model, batch, weights_of, unlikelihood: float = 0.0) -> tuple[mx.array
     tw = token_weights(batch)
     per_token = ce * weights_of(ce)
     if unlikelihood:
-        per_token = per_token + unlikelihood * repeat_unlikelihood(logits, lse, *earlier_tokens(batch))
+        per_token = per_token + unlikelihood * repeat_unlikelihood(logits, lse, *earlier_tokens(batch, pieces))
     return weighted_mean(per_token, tw, tw.sum()), tw.sum()
 
 
@@ -172,12 +178,13 @@ LOSSES = {"sft": sft_loss, "dft": dft_loss}
 WEIGHTS = {sft_loss: sft_weights, dft_loss: dft_weights}
 
 
-def with_unlikelihood(loss, alpha: float):
+def with_unlikelihood(loss, alpha: float, pieces: list[str] | None = None):
     """`loss` (sft_loss or dft_loss) with `alpha` times the repeat unlikelihood added at every supervised token,
-    weighted like its cross-entropy; `loss` itself when alpha is 0."""
+    weighted like its cross-entropy; `loss` itself when alpha is 0. With `pieces` (train.data.token_pieces) the
+    tokens that end a call's argument are spared (earlier_tokens)."""
     if not alpha:
         return loss
 
     def loss_with_unlikelihood(model, batch) -> tuple[mx.array, mx.array]:
-        return _loss(model, batch, WEIGHTS[loss], alpha)
+        return _loss(model, batch, WEIGHTS[loss], alpha, pieces)
     return loss_with_unlikelihood
