@@ -83,7 +83,8 @@ class DFTConfig(TrainingConfig):
     unlikelihood: float = 1.0
     # the term also at the tokens that end a call's argument (its ',' or closing '}'), where the turn's earlier ','
     # or '}' is the other choice rather than a repeat, so the term pushes toward closing the call early (stated
-    # optional arguments given 31.7% with it on simple_python, 43-54% without); False spares them (no run yet)
+    # optional arguments given on simple_python: 31.7-34.7% by today's recipe, 43-54% by the recipe before it, which
+    # had no term); False spares those tokens (no run yet)
     unlikelihood_arg_ends: bool = True
     # how the system turn lists the tools (nanoagent/render.py FORMATS: standard | compact), saved with the model so
     # eval, the agent and the GGUF prompt it the same way; None: the base model's own (standard for SmolLM2).
