@@ -1,5 +1,9 @@
 """The `nanoagent` command. `nanoagent run` runs the coding agent on a copy of a folder; `nanoagent serve MODEL`
-serves a model over a local OpenAI-compatible API (nanoagent/server.py).
+serves a model over a local OpenAI-compatible API (nanoagent/server.py); `nanoagent specialize` trains a model for
+your own tools (it runs `python -m specialize`, which sits on top of the stages).
+
+    nanoagent specialize --tools tools.json --out runs/mytools [--examples examples.jsonl]
+    nanoagent serve runs/mytools/model-q8_0.gguf --tools tools.json
 
     nanoagent run --repo examples/sample_repo "The tests fail. Fix the bug in calc.py."
     nanoagent run --repo PATH --model embedded|FILE.gguf|MLX_FOLDER|http://host:port/v1|scripted:REPLIES.json \\
@@ -49,6 +53,8 @@ class UsageError(layered.ConfigError):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nanoagent", description="A tiny tool-calling coding agent.")
     sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("specialize", help="train a model that calls your own tools (nanoagent specialize --help)",
+                   add_help=False)
     r = sub.add_parser("run", help="run the agent on a copy of a folder")
     r.add_argument("task", help="what the agent should do, in plain words")
     r.add_argument("--repo", required=True, help="folder to work on (copied; git not needed)")
@@ -71,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=int, default=8080)
     v.add_argument("--name", default=None, help="model name the API lists (default: the file or folder name)")
     v.add_argument("--max-tokens", type=int, default=512, help="reply length when a request sets none")
+    v.add_argument("--tools", help="a tool set (OpenAI tools list, MCP tools/list result or OpenAPI 3 file) offered "
+                                   "to every request that brings no tools of its own")
     v.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True,
                    help="decode tool calls under the request's tools' grammar (default on)")
     v.add_argument("--call-threshold", default="model",
@@ -222,12 +230,21 @@ def cmd_serve(args) -> int:
         raise UsageError(f"{args.model}: {e}") from None
     if remote:
         raise UsageError(f"{args.model} is already a server; give a .gguf file or an MLX model")
+    default_tools = None
+    if args.tools:
+        from nanoagent.toolsets import ToolSetError, load_toolset
+
+        try:
+            default_tools = load_toolset(args.tools).tools
+        except ToolSetError as e:
+            raise UsageError(f"--tools {args.tools}: {e}") from None
     backend = load_model(args.model, args.constrain, args.call_threshold, args.stop_repeats)
     name = args.name or Path(args.model.rstrip("/")).name
     gate = getattr(backend, "gate", None)
     try:
-        httpd = serve(backend, name, args.host, args.port,
-                      ready=lambda url: print(f"serving {name} at {url} (constrained tool calls: "
+        httpd = serve(backend, name, args.host, args.port, default_tools=default_tools,
+                      ready=lambda url: print(f"serving {name} at {url} (default tools: "
+                                              f"{len(default_tools or [])}; constrained tool calls: "
                                               f"{'on' if args.constrain else 'off'}; call threshold: "
                                               f"{gate.threshold if gate else 'off'}; stop at a repeated call: "
                                               f"{'on' if getattr(backend, 'repeat_stop', None) else 'off'}); "
@@ -243,7 +260,18 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_specialize(argv: list[str]) -> int:
+    """`nanoagent specialize ...` is `python -m specialize ...` (the orchestrator sits on top of the stages, so the
+    library runs it as a command rather than importing it)."""
+    import subprocess
+
+    return subprocess.call([sys.executable, "-m", "specialize", *argv])
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["specialize"]:
+        return cmd_specialize(argv[1:])
     args = _parser().parse_args(argv)
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None

@@ -89,9 +89,10 @@ def canonical_messages(messages) -> list[dict]:
     return out
 
 
-def request_tools(body: dict) -> tuple[list[dict], bool]:
-    """(tools to offer, whether a call is required) from `tools` and `tool_choice`."""
-    tools = body.get("tools") or []
+def request_tools(body: dict, default_tools: list[dict] | None = None) -> tuple[list[dict], bool]:
+    """(tools to offer, whether a call is required) from `tools` and `tool_choice`; a request without tools gets
+    `default_tools` (the server's own, `nanoagent serve --tools`)."""
+    tools = body.get("tools") or list(default_tools or [])
     if not isinstance(tools, list):
         raise RequestError("'tools' must be a list of {\"type\": \"function\", \"function\": {...}}")
     for i, t in enumerate(tools):
@@ -162,8 +163,9 @@ class ModelServer:
     """The model behind the HTTP handler: one backend, one worker thread that runs every generation in turn, the
     request -> response logic."""
 
-    def __init__(self, backend, model_name: str, max_tokens_default: int = 512):
+    def __init__(self, backend, model_name: str, max_tokens_default: int = 512, default_tools: list | None = None):
         self.backend, self.model_name, self.max_tokens_default = backend, model_name, max_tokens_default
+        self.default_tools = list(default_tools or [])  # offered when a request brings none
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanoagent-model")
         self.lock = threading.Lock()  # orders submissions against close(): nothing is queued after the release
         self.queued: set = set()      # the generations not yet finished, cancelled by close()
@@ -173,7 +175,7 @@ class ModelServer:
     def prepare(self, body) -> dict:
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object")
-        tools, required = request_tools(body)
+        tools, required = request_tools(body, self.default_tools)
         return {
             "messages": canonical_messages(body.get("messages")),
             "tools": tools, "tool_choice": "required" if required else "auto",
@@ -359,9 +361,11 @@ class ModelHTTPServer(ThreadingHTTPServer):
         self.model.close()
 
 
-def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, ready=None) -> ModelHTTPServer:
-    """Build the HTTP server (call `.serve_forever()`, or run it on a thread in tests); `ready(url)` is told where."""
-    httpd = ModelHTTPServer((host, port), ModelServer(backend, model_name))
+def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, ready=None,
+          default_tools: list | None = None) -> ModelHTTPServer:
+    """Build the HTTP server (call `.serve_forever()`, or run it on a thread in tests); `ready(url)` is told where.
+    `default_tools`: offered to every request that brings no `tools` of its own."""
+    httpd = ModelHTTPServer((host, port), ModelServer(backend, model_name, default_tools=default_tools))
     if ready:
         ready(f"http://{host}:{httpd.server_address[1]}/v1")
     return httpd

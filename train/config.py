@@ -63,6 +63,9 @@ class DFTConfig(TrainingConfig):
     max_length: int = 1024
     pack: bool = True  # several records per row, each attending only to itself (no padding); --no-pack pads
     on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
+    # padded batches of records that open with the same first turn (a specialist's tool list: every row carries the
+    # same ~1,000 tokens of tools) run that turn once per batch, each row attending to one copy; needs --no-pack
+    share_prefix: bool = False
     on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
     # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
     # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,
@@ -140,6 +143,12 @@ def _check(cfg: DFTConfig) -> DFTConfig:
     if cfg.unlikelihood < 0:
         raise ConfigError(f"config key 'unlikelihood' is {cfg.unlikelihood!r}: give a weight of 0 (off) or more "
                           "(0.5-1 in the unlikelihood paper's token-level runs)")
+    if cfg.share_prefix and cfg.pack:
+        raise ConfigError("config key 'share_prefix' runs a shared first turn once per padded batch; packed rows "
+                          "cannot share it: add --no-pack (or drop --share-prefix)")
+    if cfg.share_prefix and cfg.grad_checkpoint:
+        raise ConfigError("config key 'share_prefix' keeps the shared turn's keys and values across the layers, "
+                          "which gradient checkpointing would lose: drop --grad-checkpoint or --share-prefix")
     if cfg.prompt_format is not None and cfg.prompt_format not in FORMATS:
         raise ConfigError(f"config key 'prompt_format' is {cfg.prompt_format!r}: use one of {', '.join(FORMATS)} "
                           "(or leave it out for the base model's own)")

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from nanoagent.record import Record, RecordError, jsonl_lines
-from nanoagent.render import DEFAULT_FORMAT, PromptFormat, render
+from nanoagent.render import DEFAULT_FORMAT, IM_END, PromptFormat, render
 from nanoagent.toolcall import CLOSE, OPEN
 
 
@@ -43,6 +43,7 @@ class TokenDataset:
     ids: list[np.ndarray]
     masks: list[np.ndarray]
     stats: dict = field(default_factory=dict)
+    turn_end: int | None = None  # the id that ends a chat turn (<|im_end|>), for batches that share a first turn
 
     def __len__(self):
         return len(self.ids)
@@ -60,10 +61,12 @@ class Batch:
     spans: tuple | None = None  # packing: per row, each record's (start, end), padding last; None: plain causal
     n_records: int = 0
     lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
+    prefix: np.ndarray | None = None  # (P,) ids every row continues, run once (share_prefix); rows hold the rest
 
     @property
     def n_input_tokens(self) -> int:
-        return int(self.lengths.sum()) if self.lengths is not None else int(self.inputs.size)
+        shared = 0 if self.prefix is None else len(self.prefix)  # run once for the whole batch
+        return shared + (int(self.lengths.sum()) if self.lengths is not None else int(self.inputs.size))
 
     @property
     def n_tokens(self) -> int:
@@ -76,7 +79,7 @@ class Batch:
         sl = slice(rank, None, world)
         return Batch(self.inputs[sl], self.targets[sl], self.mask[sl],
                      None if self.spans is None else self.spans[sl], self.n_records,
-                     None if self.lengths is None else self.lengths[sl])
+                     None if self.lengths is None else self.lengths[sl], self.prefix)
 
 
 def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[Record], dict]:
@@ -214,7 +217,8 @@ def tokenize(records: list[Record], tokenizer, max_length: int, on_too_long: str
         stats["arg_end_weighted_tokens"] = arg_end_marked
     if not ids_out:
         raise DataError(f"{source}: no usable records ({stats}). Check the file, or raise --max-length.")
-    return TokenDataset(ids_out, masks_out, stats)
+    end = tokenizer.encode(IM_END, add_special_tokens=False)
+    return TokenDataset(ids_out, masks_out, stats, end[0] if len(end) == 1 else None)
 
 
 def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
@@ -229,18 +233,35 @@ def load_dataset(path, tokenizer, max_length: int, on_too_long: str = "skip",
     return ds
 
 
-def _pad_batch(ds: TokenDataset, idx) -> Batch:
-    width = max(len(ds.ids[i]) for i in idx) - 1
+MIN_PREFIX = 32  # a shorter common start is not worth a pass of its own
+
+
+def common_prefix(ds: TokenDataset, idx) -> int:
+    """How many leading ids the records `idx` share, up to the first position whose next token is supervised (the
+    prefix's own outputs are never scored); 0 under MIN_PREFIX or for one record."""
+    if len(idx) < 2:
+        return 0
+    n = min(int(np.flatnonzero(ds.masks[i][1:] > 0)[0]) for i in idx)  # position predicting the first target
+    first = ds.ids[idx[0]]
+    for i in idx[1:]:
+        differ = np.flatnonzero(ds.ids[i][:n] != first[:n])
+        n = int(differ[0]) if differ.size else n
+    return n if n >= MIN_PREFIX else 0
+
+
+def _pad_batch(ds: TokenDataset, idx, share_prefix: bool = False) -> Batch:
+    p = common_prefix(ds, idx) if share_prefix else 0
+    width = max(len(ds.ids[i]) for i in idx) - 1 - p
     b = len(idx)
     inputs = np.zeros((b, width), np.int32)
     targets = np.zeros((b, width), np.int32)
     mask = np.zeros((b, width), np.float32)
     for r, i in enumerate(idx):
         ids, m = ds.ids[i], ds.masks[i]
-        n = len(ids) - 1
-        inputs[r, :n], targets[r, :n], mask[r, :n] = ids[:-1], ids[1:], m[1:]
-    lengths = np.array([len(ds.ids[i]) - 1 for i in idx], np.int64)
-    return Batch(inputs, targets, mask, None, len(idx), lengths)
+        n = len(ids) - 1 - p
+        inputs[r, :n], targets[r, :n], mask[r, :n] = ids[p:-1], ids[p + 1:], m[p + 1:]
+    lengths = np.array([len(ds.ids[i]) - 1 - p for i in idx], np.int64)
+    return Batch(inputs, targets, mask, None, len(idx), lengths, ds.ids[idx[0]][:p].copy() if p else None)
 
 
 def _pack_rows(ds: TokenDataset, idx, width: int) -> list[list[int]]:
@@ -280,15 +301,44 @@ def _packed_batch(ds: TokenDataset, rows: list[list[int]], width: int) -> Batch:
     return Batch(inputs, targets, mask, tuple(spans), sum(len(r) for r in rows), lengths)
 
 
+def first_turn_key(ds: TokenDataset, i: int, end_id: int) -> bytes:
+    """The ids of record i up to its first `end_id` (the end of its first turn: a system turn with the tools)."""
+    ids = ds.ids[i]
+    at = np.flatnonzero(ids == end_id)
+    return ids[:at[0] + 1 if at.size else 0].tobytes()
+
+
+def shared_first_turn_plan(ds: TokenDataset, batch_size: int, rng, end_id: int, drop_last: bool) -> list[list[int]]:
+    """Batches of records that open with the same first turn (a specialist's system prompt and tool list), so each
+    batch runs that turn once: records grouped by their first turn, shuffled within a group, cut into batches of
+    `batch_size` (a group's short tail joins the leftovers, batched together), the batch order shuffled."""
+    groups: dict[bytes, list[int]] = {}
+    for i in rng.permutation(len(ds)).tolist():
+        groups.setdefault(first_turn_key(ds, i, end_id), []).append(i)
+    batches, rest = [], []
+    for members in groups.values():
+        full = len(members) - len(members) % batch_size
+        batches += [members[k:k + batch_size] for k in range(0, full, batch_size)]
+        rest += members[full:]
+    rest.sort(key=lambda i: len(ds.ids[i]))
+    batches += [rest[k:k + batch_size] for k in range(0, len(rest), batch_size)
+                if not drop_last or k + batch_size <= len(rest)]
+    return [batches[j] for j in rng.permutation(len(batches))]
+
+
 def epoch_plan(ds: TokenDataset, batch_size: int, seed: int, epoch: int, pack: bool = False,
-               max_length: int = 0, drop_last: bool = True) -> list[list[int]]:
+               max_length: int = 0, drop_last: bool = True, share_prefix: int | None = None) -> list[list[int]]:
     """The record indices of every batch of one epoch, a pure function of (seed, epoch).
 
     Padding: set aside `len % batch_size` random records for this epoch (`drop_last`; a different few each epoch,
     so no record is always left out), sort the rest by token length, cut into batches of `batch_size`, shuffle
     the batch order. Packing: shuffle, take groups of records that fill `batch_size` rows of max_length.
+    `share_prefix` (the token id that ends a turn): padded batches of records that share their first turn
+    (shared_first_turn_plan), which make_batch then runs once per batch.
     """
     rng = np.random.default_rng([seed, epoch])
+    if share_prefix is not None and not pack:
+        return shared_first_turn_plan(ds, batch_size, rng, share_prefix, drop_last)
     if not pack:
         keep = np.arange(len(ds))
         extra = len(ds) % batch_size
@@ -311,9 +361,10 @@ def epoch_plan(ds: TokenDataset, batch_size: int, seed: int, epoch: int, pack: b
     return plan
 
 
-def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, max_length: int) -> Batch:
+def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, max_length: int,
+               share_prefix: bool = False) -> Batch:
     if not pack:
-        return _pad_batch(ds, idx)
+        return _pad_batch(ds, idx, share_prefix)
     batch = _packed_batch(ds, _pack_rows(ds, idx, max_length - 1), max_length - 1)
     missing = batch_size - batch.inputs.shape[0]
     if missing > 0:  # keep the row count fixed so each data-parallel rank has rows: empty rows are all padding
@@ -327,20 +378,23 @@ def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, ma
 
 
 def iterate_batches(ds: TokenDataset, batch_size: int, seed: int = 0, start: int = 0, pack: bool = False,
-                    max_length: int = 0, rank: int = 0, world: int = 1, loop: bool = True):
+                    max_length: int = 0, rank: int = 0, world: int = 1, loop: bool = True,
+                    share_prefix: int | None = None):
     """Yield this rank's shard of global batches number `start`, `start`+1, ... (forever if `loop`).
 
-    Training (`loop`) uses full batches only; one pass (`loop=False`, evaluation) also yields the short tail."""
+    Training (`loop`) uses full batches only; one pass (`loop=False`, evaluation) also yields the short tail.
+    `share_prefix`: the id that ends a turn; padded batches then group records by their first turn and run the
+    part they share once (Batch.prefix)."""
     if batch_size % world:
         raise ValueError(f"batch_size {batch_size} must be divisible by the number of processes {world}")
     epoch, k = 0, 0
     while True:
-        plan = epoch_plan(ds, batch_size, seed, epoch, pack, max_length, drop_last=loop)
+        plan = epoch_plan(ds, batch_size, seed, epoch, pack, max_length, drop_last=loop, share_prefix=share_prefix)
         for idx in plan:
             if not pack and len(idx) < world:
                 continue  # (evaluation only) a tail too small to give every process a row
             if k >= start:
-                yield make_batch(ds, idx, batch_size, pack, max_length).shard(rank, world)
+                yield make_batch(ds, idx, batch_size, pack, max_length, share_prefix is not None).shard(rank, world)
             k += 1
         if not loop:
             return

@@ -98,12 +98,17 @@ def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
     flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
     targets = mx.array(batch.targets.reshape(-1)[flat])
     inputs = mx.array(batch.inputs)
+    prefix = getattr(batch, "prefix", None)
     if _inner(model) is None:
         if batch.spans is not None:
             raise TypeError(f"packed batches need a llama-shaped model; {type(model).__name__} is not")
+        if prefix is not None:  # no layers to run the prefix through once: each row gets it back
+            rows, p = batch.inputs.shape[0], len(prefix)
+            inputs = mx.array(np.concatenate([np.tile(prefix, (rows, 1)), batch.inputs], axis=1))
+            flat = flat + p * (flat // batch.inputs.shape[1] + 1)
         logits = model(inputs)
         return logits.reshape(-1, logits.shape[-1])[mx.array(flat)], targets
-    h = hidden_states(model, inputs, batch.spans)
+    h = hidden_states(model, inputs, batch.spans, None if prefix is None else mx.array(prefix)[None])
     h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
     return output_logits(model, h), targets
 

@@ -125,6 +125,13 @@ def all_sum_tree(tree, group):
 VALID_SEED = 0
 
 
+def shared_prefix_option(cfg, data) -> dict:
+    """iterate_batches' `share_prefix` when the config asks rows that open alike to share their first turn."""
+    if not getattr(cfg, "share_prefix", False):
+        return {}
+    return {"share_prefix": data.turn_end}
+
+
 def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_batches, group=None) -> dict:
     """Token-weighted mean loss (and SFT cross-entropy when `loss` is DFT) over the validation batches."""
     from train.losses import sft_loss
@@ -132,7 +139,7 @@ def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_ba
     rank, world = (group.rank(), group.size()) if group is not None else (0, 1)
     totals = mx.zeros((3,))
     batches = iterate_batches(data, cfg.batch_size, seed=VALID_SEED, pack=cfg.pack, max_length=cfg.max_length,
-                              rank=rank, world=world, loop=False)
+                              rank=rank, world=world, loop=False, **shared_prefix_option(cfg, data))
     for i, batch in enumerate(batches):
         if cfg.val_batches and i >= cfg.val_batches:
             break
@@ -195,7 +202,8 @@ def train(model, optimizer, train_data, valid_data, cfg, loss=dft_loss, iterate_
         loss_and_grad = using_numpy_ops(loss_and_grad, kernels)
     apply_update = compiled_update(model, optimizer, cfg.grad_clip)  # after a resume replaced the optimizer state
     batches = iterate_batches(train_data, cfg.batch_size, seed=cfg.seed, start=state.step * cfg.grad_accum,
-                              pack=cfg.pack, max_length=cfg.max_length, rank=rank, world=world)
+                              pack=cfg.pack, max_length=cfg.max_length, rank=rank, world=world,
+                              **shared_prefix_option(cfg, train_data))
     model.train()
     if valid_data is not None and cfg.val_every and state.step == 0:
         run_eval()
