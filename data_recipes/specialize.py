@@ -30,9 +30,12 @@ import jsonschema
 from data_recipes.synthetic.from_schema import SchemaToolError
 from data_recipes.synthetic.generate import generate
 from data_recipes.synthetic.specialist import SpecialistSource
+from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError, jsonl_lines
 from nanoagent.toolsets import ToolSetError, load_toolset
 
+CHECKOUT = Path(__file__).resolve().parents[1]
+ROW_CODE = ("data_recipes", "nanoagent/record.py", "nanoagent/render.py", "nanoagent/toolsets.py")  # train.dft checks
 VARIANTS_PER_EXAMPLE = 24  # value-swapped copies of each training example
 TEXT_EXAMPLE_COPIES = 4    # copies of an example answered in text (nothing in it to swap)
 
@@ -223,6 +226,7 @@ def build(tools_path: str, out: str, examples_path: str | None = None, rows: int
              "examples": {"given": len(examples), "held_out": len(held), "trained": len(used),
                           "rows_from_them": len(from_examples)},
              "removed_overlapping_valid": before - len(train), "notes": notes, "seed": seed,
+             "code": {"paths": list(ROW_CODE), "digest": code_digest(CHECKOUT, ROW_CODE)},
              "settings": {"rows": rows, "valid_rows": valid_rows, "general_share": general_share,
                           "heldout_share": heldout_share, "system": system}}
     (staged / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n")

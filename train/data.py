@@ -301,11 +301,15 @@ def _packed_batch(ds: TokenDataset, rows: list[list[int]], width: int) -> Batch:
     return Batch(inputs, targets, mask, tuple(spans), sum(len(r) for r in rows), lengths)
 
 
+def first_turn_length(ds: TokenDataset, i: int, end_id: int) -> int:
+    """How many ids record i has up to its first `end_id` (the end of its first turn: a system turn with tools)."""
+    at = np.flatnonzero(ds.ids[i] == end_id)
+    return int(at[0]) + 1 if at.size else 0
+
+
 def first_turn_key(ds: TokenDataset, i: int, end_id: int) -> bytes:
-    """The ids of record i up to its first `end_id` (the end of its first turn: a system turn with the tools)."""
-    ids = ds.ids[i]
-    at = np.flatnonzero(ids == end_id)
-    return ids[:at[0] + 1 if at.size else 0].tobytes()
+    """The ids of record i's first turn, as bytes (records that open alike share the key)."""
+    return ds.ids[i][:first_turn_length(ds, i, end_id)].tobytes()
 
 
 def shared_first_turn_plan(ds: TokenDataset, batch_size: int, rng, end_id: int, drop_last: bool) -> list[list[int]]:

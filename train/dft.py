@@ -227,7 +227,13 @@ def run(cfg: DFTConfig) -> dict:
     if cfg.resume and usable_checkpoint(run_dir, say=lambda msg: None):
         say("memory: the resumed run keeps its batch settings")
     else:  # may shrink the micro-batch (raising grad_accum) before the config is saved
-        say(fit_memory(model, cfg, loss, world))
+        own = None
+        if cfg.share_prefix:  # the longest part of a record after its first turn (the turn is shared)
+            from train.data import first_turn_length
+
+            own = max(len(ids) - first_turn_length(train_ds, i, train_ds.turn_end)
+                      for i, ids in enumerate(train_ds.ids))
+        say(fit_memory(model, cfg, loss, world, own_tokens=own))
     optimizer = build_optimizer(cfg)
     if rank == 0:
         write_json(run_dir / "data_stats.json", stats)

@@ -123,7 +123,7 @@ def predict_gb(m: dict, rows: int, state_gb: float, accumulating: bool) -> float
     return m["before"] + m["grads"] * (3 if accumulating else 1) + state_gb + rows * m["row"]
 
 
-def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) -> str:
+def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None, own_tokens: int | None = None) -> str:
     """Measure, predict, and lower cfg.batch_size (raising cfg.grad_accum) when batch_size rows would not fit,
     first switching on cfg.grad_checkpoint when even one row would not; the asked values go to
     cfg.extra["memory_fit"]. Returns the one line to print; raises ConfigError when one row is over the budget
@@ -141,8 +141,13 @@ def fit_memory(model, cfg, loss, world: int = 1, total_gb: float | None = None) 
     asked = {"asked_batch_size": cfg.batch_size, "asked_grad_accum": cfg.grad_accum}
     state_gb = 3 * trainable_bytes(model) / GB  # AdamW's two moments and the update's temporaries
 
+    # rows that share their first turn (--share-prefix) hold only their own tokens; the shared turn is one row more
+    share = min(1.0, own_tokens / cfg.max_length) if own_tokens else 1.0
+    shared_gb = m["row"] if own_tokens else 0.0
+
     def need(rows: int) -> float:
-        return predict_gb(m, rows, state_gb, accumulating=cfg.grad_accum * cfg.batch_size // rows > 1)
+        return predict_gb(m, rows * share, state_gb, accumulating=cfg.grad_accum * cfg.batch_size // rows > 1) \
+            + shared_gb
 
     head = (f"memory: {total:.1f} GB here, budget {budget:.1f} GB ({cfg.memory_budget:.0%}); a row of "
             f"{cfg.max_length} tokens takes about {m['row']:.2f} GB over {m['before'] + m['grads'] + state_gb:.2f}"
