@@ -37,6 +37,7 @@ from nanoagent.toolsets import ToolSetError, load_toolset
 CHECKOUT = Path(__file__).resolve().parents[1]
 ROW_CODE = ("data_recipes", "nanoagent/record.py", "nanoagent/render.py", "nanoagent/toolsets.py")  # train.dft checks
 VARIANTS_PER_EXAMPLE = 24  # value-swapped copies of each training example
+GENERAL_MAX_CHARS = 1600  # about 450 tokens of JSON
 TEXT_EXAMPLE_COPIES = 4    # copies of an example answered in text (nothing in it to swap)
 
 
@@ -195,7 +196,9 @@ def build(tools_path: str, out: str, examples_path: str | None = None, rows: int
     n_general = round(rows * general_share)
     generated = [source.row(i, seed) for i in range(rows - n_general)]
     valid = [source.row(i, seed + 1_000_003) for i in range(valid_rows)]
-    general = list(generate(n_general, seed=seed))
+    # short rows of the general mix: a long one cannot share the tool list, and a batch of them would set the
+    # memory (and the micro-batch) of every step
+    general = [r for r in generate(4 * n_general, seed=seed) if len(json.dumps(r)) <= GENERAL_MAX_CHARS][:n_general]
     train = generated + general + from_examples
     random.Random(seed).shuffle(train)
     seen_valid = {json.dumps(r["messages"], sort_keys=True) for r in valid}
