@@ -265,7 +265,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--test", help="your own test requests (eval.specialist's format), scored for base and specialist")
     p.add_argument("--system", help="the system prompt your app sends (default: none)")
     p.add_argument("--rows", type=int, default=3000, help="generated training rows (default 3000)")
-    p.add_argument("--steps", type=int, default=20, help="optimizer steps (default 20: about 15 minutes on a 2-core CPU for 8 tools)")
+    p.add_argument("--steps", type=int, default=20,
+                   help="optimizer steps (default 20: about 15 minutes on a 2-core CPU for 8 tools)")
     p.add_argument("--batch-size", type=int, default=8, help="rows per step, sharing one pass of the tool list "
                                                               "(default 8)")
     p.add_argument("--learning-rate", type=float, default=1e-4, help="peak learning rate (default 1e-4)")
