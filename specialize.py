@@ -87,6 +87,11 @@ def plan(args, out: Path, max_length: int) -> list[Stage]:
                                "--out", str(out / "eval" / f"{label}-heldout.json")])
         if args.test:
             evals.append(common + ["--requests", args.test, "--out", str(out / "eval" / f"{label}-test.json")])
+    if args.test:  # the same test set with calls decoded under the tools' grammar, for comparison
+        evals.append([py, "-m", "eval.specialist", "--model", str(gguf), "--tools", args.tools, "--label",
+                      "specialist-constrained", "--constrain", "--requests", args.test,
+                      "--out", str(out / "eval" / "specialist-constrained-test.json")]
+                     + (["--system", args.system] if args.system else []))
     return [Stage("data", [data_cmd], outputs=[data]),
             Stage("train", [train_cmd]),  # resumes from its checkpoints: never set aside
             Stage("export", [export_cmd], ok={0: "", 3: "GGUF written, parity check failed (see above)"},
@@ -193,7 +198,7 @@ def results(out: Path) -> list[tuple[str, str, dict]]:
     """(model label, part name, part) for every eval part the run wrote."""
     rows = []
     for split in ("test", "heldout"):
-        for label in ("base", "specialist"):
+        for label in ("base", "specialist", "specialist-constrained"):
             r = _read(out / "eval" / f"{label}-{split}.json")
             for part, body in (r.get("parts") or {}).items():
                 if body and body.get("metrics", {}).get("n"):
@@ -220,8 +225,8 @@ def write_report(out: Path, timings: dict) -> Path:
              "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,"
              "th:first-child{text-align:left}</style>", f"<h1>Specialist: {esc(out.name)}</h1>"]
     rows = results(out)
-    parts.append("<h2>Results (Q8_0 through llama.cpp, greedy, unconstrained)</h2><table><tr><th>model</th>"
-                 "<th>split</th><th>n</th><th>accuracy (95% CI)</th><th>no-call right</th><th>schema-valid</th></tr>")
+    parts.append("<h2>Results (Q8_0 through llama.cpp, greedy; unconstrained unless named)</h2><table><tr>"
+                 "<th>model</th><th>split</th><th>n</th><th>accuracy (95% CI)</th><th>no-call right</th><th>schema-valid</th></tr>")
     for label, name, part in rows:
         m = part["metrics"]
         parts.append(f"<tr><td>{esc(label)}</td><td>{esc(name)}</td><td>{m['n']}</td><td>{_ci(m)}</td>"
