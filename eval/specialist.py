@@ -29,7 +29,7 @@ from nanoagent import config as layered
 from nanoagent.atomic import write_json
 from nanoagent.checker import OMITTABLE, type_matches
 from nanoagent.record import Record, RecordError, jsonl_lines
-from nanoagent.scoring import generate, score_reply, summarize
+from nanoagent.scoring import generate, score_generated, summarize
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean
 from nanoagent.suites import EvalItem, record_item
 
@@ -205,11 +205,7 @@ def score_part(items: list[SpecialistItem], replies: list[dict], seconds: float,
     """One part's figures and per-item outcomes from its replies (nanoagent.scoring.generate's)."""
     rows = []
     for item, rep in zip(items, replies):
-        if "error" in rep:
-            o = {"has_call": False, "valid": False, "correct": False, "kind": "backend_error",
-                 "message": rep["error"], "calls": []}
-        else:
-            o = score_reply(rep["text"], item)
+        o = score_generated(rep, item)
         row = {"id": item.id, "kind": item.kind, "question": item.question, "answer": item.answers,
                "reply": rep.get("text"), "correct": o["correct"], "valid": o["valid"], "has_call": o["has_call"],
                "failure": None if o["correct"] else o["kind"], "message": o["message"], "calls": o["calls"]}

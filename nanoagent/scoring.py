@@ -67,6 +67,14 @@ def score_reply(text: str, item) -> dict:
     return out
 
 
+def score_generated(rep: dict, item) -> dict:
+    """score_reply for one of generate's replies; a reply the backend failed to make is a "backend_error" outcome."""
+    if "error" in rep:
+        return {"has_call": False, "valid": False, "correct": False, "kind": "backend_error",
+                "message": rep["error"], "calls": []}
+    return score_reply(rep["text"], item)
+
+
 def _broken(has_call: bool, e: ToolCallError) -> dict:
     return {"has_call": has_call, "valid": False, "correct": False, "kind": e.kind, "message": str(e)[:300],
             "calls": []}
@@ -125,11 +133,8 @@ def run_suite(backend, items: list[EvalItem], *, max_tokens: int = 128, temperat
     seconds = time.perf_counter() - t0
     outcomes = []
     for item, rep in zip(items, replies):
-        if "error" in rep:
-            o = {"has_call": False, "valid": False, "correct": False, "kind": "backend_error",
-                 "message": rep["error"], "calls": []}
-        else:
-            o = score_reply(rep["text"], item)
+        o = score_generated(rep, item)
+        if "error" not in rep:
             o.update(reply=rep["text"][:REPLY_CHARS], completion_tokens=rep["completion_tokens"],
                      finish_reason=rep["finish_reason"])
             if rep.get("p_call") is not None:

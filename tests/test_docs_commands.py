@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted(ROOT.glob("*/README.md"))]
-COMMAND = re.compile(r"(?:python -m ([a-z_][\w.]*)|(?<![\w/.-])nanoagent (run|serve|agent))((?:[^\n`|;&#)])*)")
+COMMAND = re.compile(r"(?:python -m ([a-z_][\w.]*)|(?<![\w/.-])(?:\.venv/bin/)?nanoagent (run|serve|agent|specialize))"
+                     r"((?:[^\n`|;&#)])*)")
 SKIP = {"pytest", "pip", "venv", "mlx_lm.lora", "mlx_lm.fuse", "mlx_lm.generate", "mlx_lm.server", "llama_cpp.server"}
 SUBCOMMANDS = {"eval.html": ("report", "trajectories"), "nanoagent.cli": ("run", "serve", "agent")}
 
@@ -28,7 +29,9 @@ def doc_commands():
             module, sub, rest = m.group(1), m.group(2), m.group(3)
             if module in SKIP:
                 continue
-            if sub:
+            if sub == "specialize":  # nanoagent specialize is python -m specialize
+                module, sub = "specialize", None
+            elif sub:
                 module, rest = "nanoagent.cli", f"{sub} {rest}"
             try:
                 words = shlex.split(rest.replace("\\\n", " "))
@@ -55,7 +58,7 @@ def help_text(module: str, sub: str | None) -> str:
 
 def test_the_readmes_show_commands():
     modules = {m for m, _ in COMMANDS}
-    assert {"train.dft", "eval.toolcall", "export.gguf", "data_recipes.build", "nanoagent.cli"} <= modules
+    assert {"train.dft", "eval.toolcall", "export.gguf", "data_recipes.build", "nanoagent.cli", "specialize"} <= modules
 
 
 @pytest.mark.parametrize("module, sub", sorted(COMMANDS, key=str), ids=lambda x: str(x))
