@@ -76,6 +76,7 @@ def plan(args, out: Path, max_length: int) -> list[Stage]:
                  "--warmup-steps", str(max(1, args.steps // 10)), "--val-every", str(args.steps),
                  "--val-batches", "4", "--save-every", str(max(1, args.steps // 4)), "--validity-n", "0",
                  "--threshold-n", "0", "--prose-bound", "0", "--seed", str(args.seed)]
+    train_cmd += [] if args.prefix_grad else ["--no-prefix-grad"]
     export_cmd = [py, "-m", "export.gguf", "--model", str(out / "train" / "model"), "--out", str(gguf)]
     base_gguf = out / "eval" / "base-q8_0.gguf"
     evals = [[py, "-m", "export.gguf", "--model", args.base, "--out", str(base_gguf), "--no-check"]]
@@ -131,6 +132,7 @@ def run(args) -> int:
                 "examples": args.examples and str(Path(args.examples).resolve()), "examples_sha256": digest(args.examples),
                 "base": args.base, "seed": args.seed, "rows": args.rows, "steps": args.steps,
                 "batch_size": args.batch_size, "learning_rate": args.learning_rate, "system": args.system,
+                "prefix_grad": args.prefix_grad,
                 "test": args.test and str(Path(args.test).resolve())}
     check_out(out, settings, args.force)
     shared = tool_tokens(args.tools, args.base, args.system)
@@ -275,6 +277,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=8, help="rows per step, sharing one pass of the tool list "
                                                               "(default 8)")
     p.add_argument("--learning-rate", type=float, default=1e-4, help="peak learning rate (default 1e-4)")
+    p.add_argument("--prefix-grad", action=argparse.BooleanOptionalAction, default=True,
+                   help="let the gradient flow through the tool list's pass (default); --no-prefix-grad runs it "
+                        "forward only: 1.5x faster steps, an approximation")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true", help="start the run in --out over with the settings given now")
     return p

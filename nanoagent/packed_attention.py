@@ -105,12 +105,15 @@ class SharedPrefix:
     next (the rows' own tokens, RoPE offset by the prompt's length) gets them broadcast to the batch ahead of its
     own. Everything stays in the graph, so the rows' gradients reach the prompt's pass, computed once."""
 
-    def __init__(self):
+    def __init__(self, detached: bool = False):
         self.offset = 0
         self.keys = self.values = None
+        self.detached = detached  # the prompt's keys and values as constants: no gradient through its pass
 
     def update_and_fetch(self, keys, values):
         if self.keys is None:  # the prompt
+            if self.detached:
+                keys, values = mx.stop_gradient(keys), mx.stop_gradient(values)
             self.keys, self.values = keys, values
             self.offset = keys.shape[2]
             return keys, values

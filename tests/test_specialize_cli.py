@@ -67,7 +67,7 @@ def test_a_tool_list_too_long_says_its_size(tmp_path, tools, capsys, monkeypatch
 
 def test_the_plan_follows_the_settings(tmp_path, tools):
     args = SimpleNamespace(tools=str(tools), examples=None, system=None, base="embedded", rows=100, seed=1,
-                           steps=10, batch_size=4, learning_rate=1e-4, test=None)
+                           steps=10, batch_size=4, learning_rate=1e-4, test=None, prefix_grad=True)
     stages = {s.name: s for s in specialize.plan(args, tmp_path, 1024)}
     assert list(stages) == list(specialize.STAGES)
     train = stages["train"].commands[0]

@@ -80,3 +80,17 @@ def test_config_refuses_packing_with_a_shared_prefix():
     with pytest.raises(ConfigError, match="--no-pack"):
         from_dict({"share_prefix": True, "pack": True})
     assert from_dict({"share_prefix": True, "pack": False}).share_prefix
+
+
+def test_a_detached_prefix_keeps_the_loss_and_drops_its_gradient_path(tiny_gqa, data):
+    model, _ = tiny_gqa
+    idx = [0, 3, 5, 7]
+    exact = make_batch(data, idx, 4, pack=False, max_length=4096, share_prefix=True)
+    detached = make_batch(data, idx, 4, pack=False, max_length=4096, share_prefix=True, prefix_grad=False)
+    f = nn.value_and_grad(model, lambda m, b: sft_loss(m, b)[0])
+    (a, ga), (b, gb) = f(model, exact), f(model, detached)
+    assert abs(a.item() - b.item()) < 1e-5  # the same forward pass
+    diffs = [float(np.abs(np.asarray(x) - np.asarray(y)).max()) for (_, x), (_, y) in zip(tree_flatten(ga),
+                                                                                          tree_flatten(gb))]
+    assert max(diffs) > 1e-4  # the prefix's own path is gone from the gradient
+    assert all(np.isfinite(np.asarray(y)).all() for _, y in tree_flatten(gb))

@@ -66,6 +66,9 @@ class DFTConfig(TrainingConfig):
     # padded batches of records that open with the same first turn (a specialist's tool list: every row carries the
     # same ~1,000 tokens of tools) run that turn once per batch, each row attending to one copy; needs --no-pack
     share_prefix: bool = False
+    # with share_prefix: the gradient also flows through the shared turn's pass (exact); False runs that pass forward
+    # only, its keys and values held constant (an approximation: 1.5x faster steps and 4 GB less under an 8-tool list)
+    prefix_grad: bool = True
     on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
     # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
     # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,

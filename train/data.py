@@ -62,6 +62,7 @@ class Batch:
     n_records: int = 0
     lengths: np.ndarray | None = None  # (B,) real (non-padding) input tokens per row
     prefix: np.ndarray | None = None  # (P,) ids every row continues, run once (share_prefix); rows hold the rest
+    prefix_grad: bool = True  # whether the gradient flows through the prefix's pass (False: forward only)
 
     @property
     def n_input_tokens(self) -> int:
@@ -79,7 +80,7 @@ class Batch:
         sl = slice(rank, None, world)
         return Batch(self.inputs[sl], self.targets[sl], self.mask[sl],
                      None if self.spans is None else self.spans[sl], self.n_records,
-                     None if self.lengths is None else self.lengths[sl], self.prefix)
+                     None if self.lengths is None else self.lengths[sl], self.prefix, self.prefix_grad)
 
 
 def read_records(path: str | Path, on_bad_record: str = "error") -> tuple[list[Record], dict]:
@@ -366,9 +367,11 @@ def epoch_plan(ds: TokenDataset, batch_size: int, seed: int, epoch: int, pack: b
 
 
 def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, max_length: int,
-               share_prefix: bool = False) -> Batch:
+               share_prefix: bool = False, prefix_grad: bool = True) -> Batch:
     if not pack:
-        return _pad_batch(ds, idx, share_prefix)
+        batch = _pad_batch(ds, idx, share_prefix)
+        batch.prefix_grad = prefix_grad
+        return batch
     batch = _packed_batch(ds, _pack_rows(ds, idx, max_length - 1), max_length - 1)
     missing = batch_size - batch.inputs.shape[0]
     if missing > 0:  # keep the row count fixed so each data-parallel rank has rows: empty rows are all padding
@@ -383,12 +386,12 @@ def make_batch(ds: TokenDataset, idx: list[int], batch_size: int, pack: bool, ma
 
 def iterate_batches(ds: TokenDataset, batch_size: int, seed: int = 0, start: int = 0, pack: bool = False,
                     max_length: int = 0, rank: int = 0, world: int = 1, loop: bool = True,
-                    share_prefix: int | None = None):
+                    share_prefix: int | None = None, prefix_grad: bool = True):
     """Yield this rank's shard of global batches number `start`, `start`+1, ... (forever if `loop`).
 
     Training (`loop`) uses full batches only; one pass (`loop=False`, evaluation) also yields the short tail.
     `share_prefix`: the id that ends a turn; padded batches then group records by their first turn and run the
-    part they share once (Batch.prefix)."""
+    part they share once (Batch.prefix); `prefix_grad` False runs that part forward only."""
     if batch_size % world:
         raise ValueError(f"batch_size {batch_size} must be divisible by the number of processes {world}")
     epoch, k = 0, 0
@@ -398,7 +401,8 @@ def iterate_batches(ds: TokenDataset, batch_size: int, seed: int = 0, start: int
             if not pack and len(idx) < world:
                 continue  # (evaluation only) a tail too small to give every process a row
             if k >= start:
-                yield make_batch(ds, idx, batch_size, pack, max_length, share_prefix is not None).shard(rank, world)
+                yield make_batch(ds, idx, batch_size, pack, max_length, share_prefix is not None,
+                                 prefix_grad).shard(rank, world)
             k += 1
         if not loop:
             return

@@ -45,20 +45,22 @@ def _inner(model):
     return None
 
 
-def hidden_states(model, inputs: mx.array, spans=None, prefix: mx.array | None = None) -> mx.array:
+def hidden_states(model, inputs: mx.array, spans=None, prefix: mx.array | None = None,
+                  prefix_grad: bool = True) -> mx.array:
     """Final normed hidden states (B, L, D); `spans`: a packed batch's record spans (Batch.spans), None for plain
     causal attention over each row. Either way attention runs in query blocks that skip the hidden scores.
     `prefix` (1, P): ids every row continues (a GRPO group's prompt); it is run once, its keys and values kept in
     a SharedPrefix cache per layer, and the states returned are the rows' own (B, L, D), as if each row had been
     prefixed with it. Not under gradient checkpointing: mx.checkpoint differentiates only its array arguments, so
-    the gradient through the cache would be lost (train.grpo batches whole rows then)."""
+    the gradient through the cache would be lost (train.grpo batches whole rows then). `prefix_grad` False keeps
+    the prefix's keys and values out of the gradient: its pass runs forward only (the rows still learn to read it)."""
     inner = _inner(model)
     if inner is None:
         raise TypeError(f"{type(model).__name__} has no model.embed_tokens/layers/norm; cannot get hidden states")
     if prefix is not None:
         if spans is not None:
             raise ValueError("a shared prefix is for plain rows, not packed ones")
-        caches = [SharedPrefix() for _ in inner.layers]
+        caches = [SharedPrefix(detached=not prefix_grad) for _ in inner.layers]
         with packed_rows():
             for h_in in (inner.embed_tokens(prefix), inner.embed_tokens(inputs)):
                 h = h_in
@@ -108,7 +110,8 @@ def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
             flat = flat + p * (flat // batch.inputs.shape[1] + 1)
         logits = model(inputs)
         return logits.reshape(-1, logits.shape[-1])[mx.array(flat)], targets
-    h = hidden_states(model, inputs, batch.spans, None if prefix is None else mx.array(prefix)[None])
+    h = hidden_states(model, inputs, batch.spans, None if prefix is None else mx.array(prefix)[None],
+                      prefix_grad=getattr(batch, "prefix_grad", True))
     h = h.reshape(-1, h.shape[-1])[mx.array(flat)]
     return output_logits(model, h), targets
 

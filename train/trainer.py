@@ -129,7 +129,7 @@ def shared_prefix_option(cfg, data) -> dict:
     """iterate_batches' `share_prefix` when the config asks rows that open alike to share their first turn."""
     if not getattr(cfg, "share_prefix", False):
         return {}
-    return {"share_prefix": data.turn_end}
+    return {"share_prefix": data.turn_end, "prefix_grad": getattr(cfg, "prefix_grad", True)}
 
 
 def evaluate(model, data, cfg, loss=dft_loss, iterate_batches=default_iterate_batches, group=None) -> dict:
