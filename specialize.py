@@ -129,7 +129,8 @@ def run(args) -> int:
         if path and not Path(path).is_file():
             raise SpecializeError(f"{flag} {path}: no such file")
     settings = {"tools": str(Path(args.tools).resolve()), "tools_sha256": digest(args.tools),
-                "examples": args.examples and str(Path(args.examples).resolve()), "examples_sha256": digest(args.examples),
+                "examples": args.examples and str(Path(args.examples).resolve()),
+                "examples_sha256": digest(args.examples),
                 "base": args.base, "seed": args.seed, "rows": args.rows, "steps": args.steps,
                 "batch_size": args.batch_size, "learning_rate": args.learning_rate, "system": args.system,
                 "prefix_grad": args.prefix_grad,
@@ -228,7 +229,8 @@ def write_report(out: Path, timings: dict) -> Path:
              "th:first-child{text-align:left}</style>", f"<h1>Specialist: {esc(out.name)}</h1>"]
     rows = results(out)
     parts.append("<h2>Results (Q8_0 through llama.cpp, greedy; unconstrained unless named)</h2><table><tr>"
-                 "<th>model</th><th>split</th><th>n</th><th>accuracy (95% CI)</th><th>no-call right</th><th>schema-valid</th></tr>")
+                 "<th>model</th><th>split</th><th>n</th><th>accuracy (95% CI)</th><th>no-call right</th>"
+                 "<th>schema-valid</th></tr>")
     for label, name, part in rows:
         m = part["metrics"]
         parts.append(f"<tr><td>{esc(label)}</td><td>{esc(name)}</td><td>{m['n']}</td><td>{_ci(m)}</td>"
@@ -246,7 +248,8 @@ def write_report(out: Path, timings: dict) -> Path:
         parts.append("</table>")
     data = _read(out / "data" / "stats.json")
     if data:
-        parts.append(f"<h2>Data</h2><pre>{esc(json.dumps({k: data.get(k) for k in ('tools', 'outputs', 'sources', 'examples', 'kinds', 'notes')}, indent=1))}</pre>")
+        shown = {k: data.get(k) for k in ("tools", "outputs", "sources", "examples", "kinds", "notes")}
+        parts.append(f"<h2>Data</h2><pre>{esc(json.dumps(shown, indent=1))}</pre>")
     plot = next((out / "train").glob("*.png"), None) if (out / "train").is_dir() else None
     if plot:
         parts.append("<h2>Training</h2><img style='max-width:100%' src='data:image/png;base64,"

@@ -1,4 +1,4 @@
-"""The data for a specialist: a user's tool set (and their examples, if any) -> train/valid JSONL and held-out eval sets.
+"""The data for a specialist: a user's tool set (and examples, if any) -> train/valid JSONL and held-out eval sets.
 
     python -m data_recipes.specialize --tools tools.json --out runs/spec/data [--examples ex.jsonl] [--rows 3000]
 

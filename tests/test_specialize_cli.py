@@ -76,7 +76,8 @@ def test_the_plan_follows_the_settings(tmp_path, tools):
     assert len(evals) == 2 and not any("--examples" in c for c in evals)  # no examples given: none held out
     args.examples, args.test = "ex.jsonl", "req.jsonl"
     evals = [c for c in specialize.plan(args, tmp_path, 1024)[-1].commands if "eval.specialist" in c]
-    assert len(evals) == 5 and sum("--examples" in c for c in evals) == 2 and sum("--constrain" in c for c in evals) == 1
+    assert len(evals) == 5 and sum("--examples" in c for c in evals) == 2
+    assert sum("--constrain" in c for c in evals) == 1
     assert "--examples" in specialize.plan(args, tmp_path, 1024)[0].commands[0]
 
 

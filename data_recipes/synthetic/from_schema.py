@@ -42,7 +42,8 @@ VERBS = {  # a name's first word -> the catalogue verb whose request templates f
 UNITS = {  # a name's last word -> (unit as said, a multiple of it people say in words: {value: phrase})
     "g": ("g", {500: "half a kilo", 1000: "a kilo", 250: "a quarter kilo"}), "grams": ("grams", {1000: "a kilo"}),
     "kg": ("kg", {0.5: "half a kilo", 1: "a kilo", 1.5: "a kilo and a half", 2.5: "two and a half kilos"}),
-    "ml": ("ml", {500: "half a liter", 1000: "a liter", 250: "a quarter liter"}), "l": ("liters", {0.5: "half a liter"}),
+    "ml": ("ml", {500: "half a liter", 1000: "a liter", 250: "a quarter liter"}),
+    "l": ("liters", {0.5: "half a liter"}),
     "minutes": ("minutes", {15: "a quarter of an hour", 30: "half an hour", 45: "three quarters of an hour",
                             60: "an hour", 90: "an hour and a half", 120: "two hours", 180: "three hours"}),
     "min": ("minutes", {15: "a quarter of an hour", 30: "half an hour", 60: "an hour", 90: "an hour and a half"}),
@@ -264,14 +265,14 @@ def _string_sampler(name_words: list[str], schema: dict, tool: str, name: str):
     if cue & {"file", "filename", "path"}:
         said = re.findall(r"\b(" + "|".join(EXTENSIONS) + r")\b", schema.get("description", "").lower())
         ext = "." + (said[0] if said else random.Random(name).choice(["pdf", "csv", "txt", "png"]))
-        return lambda rng: (lambda s: Value(s, s))(f"{rng.choice(FILE_STEMS)}_{rng.choice(['v2', 'final', '01', 'new'])}{ext}")
+        return V.verbatim(lambda rng: f"{rng.choice(FILE_STEMS)}_{rng.choice(['v2', 'final', '01', 'new'])}{ext}")
     if cue & {"color", "colour"}:
         return V.text_from(COLORS)
     if cue & FREE_TEXT:
         return V.quoted(NOTES)
     if cue & {"name", "title", "label", "tag", "site", "location", "brand", "category", "model", "target", "topic"}:
-        return lambda rng: (lambda s: Value(s, s))(f"{rng.choice(WORDS).capitalize()} {rng.choice(WORDS).capitalize()}"
-                                                   if rng.random() < 0.5 else rng.choice(WORDS).capitalize())
+        return V.verbatim(lambda rng: f"{rng.choice(WORDS).capitalize()} {rng.choice(WORDS).capitalize()}"
+                          if rng.random() < 0.5 else rng.choice(WORDS).capitalize())
     return V.text_from(WORDS)
 
 
