@@ -241,19 +241,12 @@ def set_aside(paths: list[Path]) -> None:
             print(f"  earlier output moved to {previous}")
 
 
-def run_pipeline(args) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    out = Path(args.out).resolve()
-    blocker = next((p for p in [out, *out.parents] if p.exists() and not p.is_dir()), None)
-    if blocker is not None:
-        print(f"error: --out {args.out}: {blocker} is a file; give a folder for the pipeline's outputs",
-              file=sys.stderr)
-        return 2
-    (out / "done").mkdir(parents=True, exist_ok=True)
-    rows, rerun_rest = [], args.force
-    for stage in plan(args):
+def run_stages(stages: list[Stage], out: Path, force: bool = False) -> tuple[list[tuple], Exception | None]:
+    """Run `stages` in order under `out`, skipping each one whose marker (OUT/done/NAME.json) records the same
+    commands and settings, unless `force` or an earlier stage ran again. Returns the rows (name, status, seconds,
+    note; status "kept", "done", "warning" or "FAILED") and the error that stopped the run, if one did."""
+    rows, rerun_rest = [], force
+    for stage in stages:
         marker = _marker(out, stage.name)
         before = _read_json(marker)
         same = before.get("commands") == stage.commands and before.get("settings", {}) == stage.settings
@@ -272,14 +265,30 @@ def run_pipeline(args) -> int:
             status, note, result = run_stage(stage)
         except (PipelineError, ModelLoadError) as e:
             rows.append((stage.name, "FAILED", time.perf_counter() - start, ""))
-            _summary(rows, out, Console, Table)
-            print(f"\nerror: {e}", file=sys.stderr)
-            return 1
+            return rows, e
         seconds = time.perf_counter() - start
-        record = {"stage": stage.name, "commands": stage.commands, "settings": stage.settings,
-                  "seconds": round(seconds, 1), "status": status, "note": note, "result": result}
-        write_json(marker, record)
+        write_json(marker, {"stage": stage.name, "commands": stage.commands, "settings": stage.settings,
+                            "seconds": round(seconds, 1), "status": status, "note": note, "result": result})
         rows.append((stage.name, status, seconds, note))
+    return rows, None
+
+
+def run_pipeline(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Path(args.out).resolve()
+    blocker = next((p for p in [out, *out.parents] if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        print(f"error: --out {args.out}: {blocker} is a file; give a folder for the pipeline's outputs",
+              file=sys.stderr)
+        return 2
+    (out / "done").mkdir(parents=True, exist_ok=True)
+    rows, error = run_stages(plan(args), out, args.force)
+    if error is not None:
+        _summary(rows, out, Console, Table)
+        print(f"\nerror: {error}", file=sys.stderr)
+        return 1
     _summary(rows, out, Console, Table)
     write_report(out)
     return 0

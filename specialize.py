@@ -28,13 +28,12 @@ import html
 import json
 import shlex
 import sys
-import time
 from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.atomic import write_json
 from nanoagent.models import EMBEDDED
-from pipeline import PipelineError, Stage, run_stage, set_aside
+from pipeline import Stage, run_stages
 
 GGUF_NAME = "model-q8_0.gguf"
 SETTINGS_FILE = "specialize.json"
@@ -145,33 +144,13 @@ def run(args) -> int:
     print(f"tools: {len(toolset.tools)} from {args.tools} ({toolset.format}); the tool list takes {shared} tokens, "
           f"so rows are cut at {max_length}")
     out.mkdir(parents=True, exist_ok=True)
-    if args.force and (out / "done").is_dir():
-        for marker in (out / "done").glob("*.json"):
-            marker.unlink()
     write_json(out / SETTINGS_FILE, settings)
     (out / "done").mkdir(exist_ok=True)
-    timings, rerun = {}, False
-    for stage in plan(args, out, max_length):
-        marker = out / "done" / f"{stage.name}.json"
-        before = json.loads(marker.read_text()) if marker.is_file() else {}
-        if before.get("commands") == stage.commands and not rerun:
-            print(f"[{stage.name}] already done ({before.get('seconds', 0):.0f} s); skipped")
-            timings[stage.name] = before.get("seconds", 0)
-            continue
-        rerun = True
-        marker.unlink(missing_ok=True)
-        set_aside(stage.outputs)
-        print(f"\n[{stage.name}] ...", flush=True)
-        start = time.perf_counter()
-        try:
-            status, note, _ = run_stage(stage)
-        except PipelineError as e:
-            print(f"\nerror: {e}", file=sys.stderr)
-            return 1
-        seconds = time.perf_counter() - start
-        timings[stage.name] = round(seconds, 1)
-        write_json(marker, {"stage": stage.name, "commands": stage.commands, "seconds": round(seconds, 1),
-                            "status": status, "note": note})
+    rows, error = run_stages(plan(args, out, max_length), out, args.force)
+    if error is not None:
+        print(f"\nerror: {error}", file=sys.stderr)
+        return 1
+    timings = {name: round(seconds, 1) for name, _, seconds, _ in rows}
     page = write_report(out, timings)
     total = sum(timings.values())
     print(f"\ndone in {total / 60:.1f} min ({', '.join(f'{k} {v / 60:.1f}' for k, v in timings.items())}); "

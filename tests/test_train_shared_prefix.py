@@ -6,7 +6,6 @@ Run: .venv/bin/python -m pytest tests/test_train_shared_prefix.py -q
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
-import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 import pytest

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import mlx.core as mx
 import numpy as np
 
-from train.losses import _inner, cross_entropy, hidden_states, output_logits
+from train.losses import _inner, cross_entropy, hidden_states, output_logits, prefixed_rows
 
 EQUAL_TOL = 1e-9   # rewards closer than this are equal: the group has no signal
 
@@ -187,9 +187,7 @@ def token_logprobs(model, batch: Batch) -> mx.array:
     inputs, flat = batch.inputs, batch.positions
     if _inner(model) is None:
         if batch.prefix is not None:  # no layers to run the prefix through once: each row gets it back
-            rows, p = inputs.shape[0], len(batch.prefix)
-            inputs = np.concatenate([np.tile(batch.prefix, (rows, 1)), inputs], axis=1)
-            flat = flat + p * (flat // batch.inputs.shape[1] + 1)
+            inputs, flat = prefixed_rows(inputs, flat, batch.prefix)
         logits = model(mx.array(inputs))
         logits = logits.reshape(-1, logits.shape[-1])[mx.array(flat)]
     else:

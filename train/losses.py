@@ -95,6 +95,14 @@ def token_weights(batch) -> mx.array:
     return mx.array(flat[flat > 0])
 
 
+def prefixed_rows(inputs: np.ndarray, flat: np.ndarray, prefix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a model without layers to run a shared prefix through once: every row with the prefix put back in front,
+    and the flat positions (row * L + t) moved to match."""
+    rows, p = inputs.shape[0], len(prefix)
+    return (np.concatenate([np.tile(prefix, (rows, 1)), inputs], axis=1),
+            flat + p * (flat // inputs.shape[1] + 1))
+
+
 def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
     """Logits (N, V) and targets (N,) of every supervised token, in row-major order."""
     flat = np.flatnonzero(batch.mask.reshape(-1) > 0)
@@ -104,10 +112,9 @@ def supervised_logits(model, batch) -> tuple[mx.array, mx.array]:
     if _inner(model) is None:
         if batch.spans is not None:
             raise TypeError(f"packed batches need a llama-shaped model; {type(model).__name__} is not")
-        if prefix is not None:  # no layers to run the prefix through once: each row gets it back
-            rows, p = batch.inputs.shape[0], len(prefix)
-            inputs = mx.array(np.concatenate([np.tile(prefix, (rows, 1)), batch.inputs], axis=1))
-            flat = flat + p * (flat // batch.inputs.shape[1] + 1)
+        if prefix is not None:
+            inputs, flat = prefixed_rows(batch.inputs, flat, prefix)
+            inputs = mx.array(inputs)
         logits = model(inputs)
         return logits.reshape(-1, logits.shape[-1])[mx.array(flat)], targets
     h = hidden_states(model, inputs, batch.spans, None if prefix is None else mx.array(prefix)[None],

@@ -375,7 +375,7 @@ def phrases_for(name: str, schema: dict) -> tuple[tuple[str, ...], tuple[str, ..
         return (f"with {label}", f"{label}: yes", f"{label} on"), (f"without {label}", f"{label}: no", f"no {label}")
     fmt = schema.get("format")
     if "enum" in schema:
-        return (f"{label} {{}}", f"with {label} {{}}", f"{{}} {label}", f"in {{}}", f"{label}: {{}}"), ()
+        return (f"{label} {{}}", f"with {label} {{}}", f"{{}} {label}", "in {}", f"{label}: {{}}"), ()
     if fmt == "date" or (kind == "string" and "date" in words and fmt is None):
         return ("on {}", "for {}", f"{label} {{}}", f"with {label} {{}}"), ()
     if fmt == "time" or (kind == "string" and "time" in words and fmt is None):
@@ -387,7 +387,7 @@ def phrases_for(name: str, schema: dict) -> tuple[tuple[str, ...], tuple[str, ..
     if words[-1] == "id":
         return (f"{label} {{}}", f"for {label} {{}}", f"on {label} {{}}", "for {}", "{}"), ()
     if set(words) & {"file", "filename", "path"}:
-        return ("{}", f"file {{}}", f"{label} {{}}"), ()
+        return ("{}", "file {}", f"{label} {{}}"), ()
     if set(words) & FREE_TEXT:
         return (f"with the {label} {{}}", f"{label}: {{}}", f"{label} {{}}"), ()
     return (f"{label} {{}}", f"with {label} {{}}", f"{label}: {{}}", f"{label} set to {{}}"), ()
