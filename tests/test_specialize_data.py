@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from data_recipes.specialize import SpecializeDataError, build, main, multiply, read_examples
-from data_recipes.synthetic.from_schema import (SchemaToolError, described_examples, pattern_sampler,
+from data_recipes.synthetic.from_schema import (SchemaToolError, described_examples, pattern_sampler, reshaped,
                                                 tool_from_spec)
 from data_recipes.synthetic.specialist import KINDS, SpecialistSource
 from nanoagent.record import Record
@@ -61,8 +61,10 @@ def test_values_fit_their_schemas():
 def test_cues_and_described_examples():
     rng = random.Random(1)
     tool = tool_from_spec(TOOLS[0])
-    files = {tool.params[0][0].sample(rng).value for _ in range(20)}
-    assert all(f.endswith(".stl") and f.startswith("bracket_v") for f in files)  # from the description's example
+    files = [tool.params[0][0].sample(rng).value for _ in range(200)]
+    assert all(re.fullmatch(r"[a-z]+_v\d\.stl", f) for f in files)  # the shape of the description's example
+    assert len(set(files)) > 100 and 5 <= files.count("bracket_v2.stl") <= 40  # the example itself now and then
+    assert reshaped("NGC 7000", rng)[:4] == "NGC " and reshaped("Mill Lane", rng) != "Mill Lane"
     assert described_examples('Target, e.g. "M31", "NGC 7000".') == ["M31", "NGC 7000"]
     minutes = dict((p.name, p) for p, _ in tool_from_spec(TOOLS[1]).params)["duration_minutes"]
     said = {minutes.sample(rng).surface(rng, normalise=True) for _ in range(200)}
@@ -91,6 +93,20 @@ def test_rows_offer_every_tool_and_their_calls_fit():
             assert not any(m.get("tool_calls") for m in rec["messages"])
     assert kinds == set(KINDS)
     assert src.row(7, 0) == SpecialistSource(TOOLS).row(7, 0)  # deterministic
+
+
+def test_requests_state_few_optional_arguments():
+    src, optional = SpecialistSource(TOOLS), {}
+    for spec in TOOLS:
+        fn = spec["function"]
+        optional[fn["name"]] = set(fn["parameters"]["properties"]) - set(fn["parameters"].get("required", []))
+    counts = []
+    for i in range(400):
+        rec = src.row(i, seed=1)
+        if rec["meta"]["kind"] == "single":
+            (call,) = rec["messages"][-1]["tool_calls"]
+            counts.append(len(set(call["function"]["arguments"]) & optional[call["function"]["name"]]))
+    assert max(counts) <= 3 and 0.3 < counts.count(0) / len(counts) < 0.75  # 0.45, more for tools with few
 
 
 def example(user, calls=None, text=None):

@@ -67,8 +67,17 @@ NAMES_FOR = {  # a cue word in the parameter's name -> a sampler
 }
 WORDS = ["alpha", "north", "blue", "main", "west", "spring", "studio", "orchard", "summit", "harbor", "meadow",
          "river", "oak", "cedar", "garden", "central", "east", "hill", "bay", "lake"]
-FILE_STEMS = ["bracket", "gear", "housing", "mount", "clip", "hinge", "case", "stand", "knob", "plate", "report",
-              "invoice", "notes", "draft", "summary", "photo", "budget", "plan", "model", "backup"]
+NOUNS = ("anchor apron arch badge basket beacon bell bench blade board bolt bottle bowl box bracket bridge brush "
+         "bucket buckle button cabinet cable camera candle canvas cap card cart castle chain chair charm chart "
+         "clamp clip clock coaster collar comb cone cover crane crate crown cup dial disk dock dome door drawer "
+         "drone duck easel engine fan feather fence filter flag flask frame funnel gate gauge gear glove grill "
+         "guard handle hanger hatch helmet hinge hook horn hub jar jig key kettle knob ladder lamp lantern latch "
+         "lens lever lid lock loop magnet mask meter mirror mold mount mug nest nozzle organizer paddle panel "
+         "pedal pencil pin pipe planter plate plug pot pulley rack rail ring rocket roller rope saddle scoop "
+         "screen shelf shield sign sleeve slider socket spacer spindle spool spoon spring stand stamp stencil "
+         "stool strap tag tile token tower tray tripod tube valve vase wedge wheel whistle widget "
+         "window wrench").split()
+FILE_STEMS = NOUNS
 NOTES = ["check the seal", "looks fine", "needs a second look", "left side only", "urgent", "weekly routine",
          "after the update", "as discussed", "for the new client", "rush order", "second attempt", "keep it quiet",
          "low priority", "before the weekend", "use the spare", "same as last time"]
@@ -165,12 +174,40 @@ def described_examples(description: str) -> list[str]:
     return [w for w in bare if w and len(w) <= 30 and " " not in w.strip()][:6]
 
 
+P_EXAMPLE_AS_IS, P_EXAMPLE_DIGITS = 0.1, 0.2  # the rest: the example's shape with its words redrawn too
+
+
+def reshaped(example: str, rng: random.Random) -> str:
+    """`example` with its digits redrawn and its lower-case or capitalised words (3+ letters) swapped for other
+    nouns; short letter runs, acronyms and a file extension stay ('bracket_v2.stl' -> 'lantern_v7.stl', 'Mill Lane'
+    -> 'Hook Crate', 'NGC 7000' -> 'NGC 3182')."""
+    parts = re.findall(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", example)
+    out = []
+    for i, part in enumerate(parts):
+        is_extension = i == len(parts) - 1 and i > 0 and parts[i - 1] == "."
+        if part.isdigit():
+            first = rng.choice("123456789") if part[0] != "0" or len(part) == 1 else "0"
+            out.append(first + "".join(rng.choice(string.digits) for _ in part[1:]))
+        elif part.isalpha() and len(part) >= 3 and not part.isupper() and not is_extension:
+            word = rng.choice(NOUNS)
+            out.append(word.capitalize() if part[0].isupper() else word)
+        else:
+            out.append(part)
+    return "".join(out)
+
+
 def like_examples(examples: list[str]):
-    """A sampler of values like the described ones: each example as it is, or with its digits redrawn ('M31' ->
-    'M87', 'bracket_v2.stl' -> 'bracket_v7.stl')."""
+    """A sampler of values like the described ones: an example as it is (P_EXAMPLE_AS_IS), with its digits redrawn
+    ('M31' -> 'M87'), or most often reshaped (`reshaped`), so that a model learns to copy the value from the request
+    rather than the description's example."""
     def sample(rng: random.Random) -> Value:
-        base = rng.choice(examples)
-        s = base if rng.random() < 0.4 else re.sub(r"\d", lambda _: rng.choice(string.digits), base)
+        base, r = rng.choice(examples), rng.random()
+        if r < P_EXAMPLE_AS_IS:
+            s = base
+        elif r < P_EXAMPLE_AS_IS + P_EXAMPLE_DIGITS:
+            s = re.sub(r"\d", lambda _: rng.choice(string.digits), base)
+        else:
+            s = reshaped(base, rng)
         return Value(s, s)
     return sample
 
@@ -265,7 +302,10 @@ def _string_sampler(name_words: list[str], schema: dict, tool: str, name: str):
     if cue & {"file", "filename", "path"}:
         said = re.findall(r"\b(" + "|".join(EXTENSIONS) + r")\b", schema.get("description", "").lower())
         ext = "." + (said[0] if said else random.Random(name).choice(["pdf", "csv", "txt", "png"]))
-        return V.verbatim(lambda rng: f"{rng.choice(FILE_STEMS)}_{rng.choice(['v2', 'final', '01', 'new'])}{ext}")
+        def file_name(rng):
+            tail = rng.choice(["", "", f"_{rng.choice(NOUNS)}", "_v2", "_final", f"_{rng.randint(1, 99):02d}"])
+            return rng.choice(FILE_STEMS) + tail + ext
+        return V.verbatim(file_name)
     if cue & {"color", "colour"}:
         return V.text_from(COLORS)
     if cue & FREE_TEXT:

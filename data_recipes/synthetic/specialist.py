@@ -31,7 +31,8 @@ from data_recipes.synthetic.kinds import (ASK_FOR, ASK_FOR_ALL, ANSWER_ALL, aska
 
 KINDS = {"single": 0.42, "parallel": 0.10, "parallel_multiple": 0.08, "clarify": 0.08, "near_miss": 0.14,
          "no_tool": 0.08, "normalize": 0.10}
-P_OPTIONAL = 0.35  # the share of a call's optional arguments its request states
+OPTIONAL_COUNTS = {0: 0.45, 1: 0.3, 2: 0.15, 3: 0.1}  # how many optional arguments a request states: people
+# name one or two settings at most, rarely every one the tool has
 OTHER_ACTIONS = ["delete", "rename", "export", "share", "duplicate", "archive", "undo", "print out", "compare",
                  "merge", "translate", "email me", "order more of", "back up", "reset", "move"]
 REFUSALS = [
@@ -78,7 +79,7 @@ class SpecialistSource:
         return lead + text
 
     def args(self, tool: Tool, rng: random.Random) -> tuple[dict, dict]:
-        return sample_args(tool, rng, p_opt=P_OPTIONAL)
+        return sample_args(tool, rng, n_opt=rng.choices(list(OPTIONAL_COUNTS), list(OPTIONAL_COUNTS.values()))[0])
 
     def can(self, rng: random.Random) -> str:
         picked = rng.sample(self.tools, min(len(self.tools), rng.randint(2, 3)))
