@@ -182,6 +182,23 @@ def test_python_found_through_a_symlinked_virtual_environment(repo, tmp_path, mo
         assert r.exit_code == 0 and r.output.strip() == "42", r.output
 
 
+def test_a_virtual_environment_under_tmp_stays_visible(repo, tmp_path, monkeypatch):
+    # a clone whose venv lives under /tmp (a CI runner, a throwaway clone): the sandbox's fresh /tmp must not hide it
+    import sys
+    import venv
+
+    env = tmp_path / "venv-under-tmp"
+    venv.EnvBuilder(symlinks=False, with_pip=False).create(env)  # its own copy of python, so it resolves under /tmp
+    monkeypatch.setattr(sys, "executable", str(env / "bin" / "python"))
+    with Workspace(repo) as ws:
+        if not ws.bwrap:
+            pytest.skip("bubblewrap does not run here")
+        assert str(env).startswith("/tmp/")
+        r = ws.run("python -c 'import sys; print(sys.prefix)'")
+        assert r.exit_code == 0 and r.output.strip() == str(env), r.output
+        assert "No such file" in ws.run(f"cat {tmp_path}/repo/notes.txt").output  # the rest of /tmp stays hidden
+
+
 def test_rbash_blocks_redirection_and_cd(repo):
     with Workspace(repo) as ws:
         assert "restricted" in ws.run("echo x > out.txt").output

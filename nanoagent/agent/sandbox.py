@@ -269,10 +269,12 @@ class Workspace:
         shell = [self.rbash, "-c", cmd] if self.rbash else ["bash", "-r", "-c", cmd]
         if not self.bwrap:
             return shell
-        argv = [self.bwrap]
+        # a fresh /tmp first, then the read-only binds: an interpreter or virtual environment that lives under /tmp
+        # (a throwaway clone, a CI runner's checkout) is bound on top of it rather than hidden by it
+        argv = [self.bwrap, "--tmpfs", "/tmp"]
         for path in visible_paths():  # system and interpreter paths, read-only; nothing else of the host
             argv += ["--ro-bind-try", path, path]
-        argv += ["--tmpfs", "/tmp", "--dir", str(self.base),
+        argv += ["--dir", str(self.base),
                  "--bind", str(self.root), str(self.root), "--bind", str(self.tmp), str(self.tmp),
                  "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
                  "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--chdir", str(self.root)]
