@@ -34,6 +34,7 @@ from nanoagent import config as layered
 from nanoagent.stats import BOOTSTRAP_SAMPLES, bootstrap_ci, mean, pass_at_k
 from nanoagent.suites import SuiteError, pick
 from nanoagent.tasks.attempt import agent_config, run_task
+from nanoagent.tasks.evaluate import TestsCannotRun, check_tests_ran
 
 
 @dataclass
@@ -63,10 +64,13 @@ def check_config(cfg: CodingConfig) -> None:
 
 def split_already_passing(tasks: list, evaluate) -> tuple[list, list]:
     """(tasks to run, tasks whose tests already pass on the untouched repo): the latter would count as resolved
-    whatever the agent did."""
+    whatever the agent did. TestsCannotRun when a task's tests cannot run there at all (a missing interpreter, a
+    sandbox failure), naming the task and the cause."""
     keep, passing = [], []
     for task in tasks:
-        (passing if evaluate(task, "").success else keep).append(task)
+        outcome = evaluate(task, "")
+        check_tests_ran(outcome)
+        (passing if outcome.success else keep).append(task)
     return keep, passing
 
 
@@ -102,7 +106,12 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    tasks, passing = split_already_passing(tasks, evaluate)
+    try:
+        tasks, passing = split_already_passing(tasks, evaluate)
+    except TestsCannotRun as e:
+        print(f"error: {e}\nthe tests must run in the sandbox before the agent can be scored: check that the "
+              "test command works there (`nanoagent run` shows the sandbox's protections)", file=sys.stderr)
+        return 1
     for t in passing:
         print(f"warning: task {t.id}: its tests pass before any change, so it measures nothing; left out",
               file=sys.stderr)

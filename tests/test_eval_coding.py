@@ -126,6 +126,23 @@ def test_a_task_that_already_passes_is_left_out_not_scored(task, tmp_path, monke
     assert "tiny_add: its tests pass before any change" in err and "nothing to measure" in err
 
 
+def test_tests_that_cannot_run_are_an_error_not_zero_resolved(task, tmp_path, monkeypatch, capsys):
+    # the interpreter exists on the host but not inside the sandbox (as when a fresh /tmp hid a venv under /tmp)
+    import sys
+
+    import nanoagent.agent.backends as backends
+
+    judge = sys.modules["nanoagent.tasks.evaluate"]  # the module (the package exports its function by that name)
+    monkeypatch.setattr(judge, "run_tests", lambda *a, **k: {"exit_code": 127, "timed_out": False,
+                                                             "output": "bash: python: command not found\n"})
+    monkeypatch.setattr(backends, "load_backend", lambda spec, **kw: ScriptedBackend([FIX, "Fixed."]))
+    assert coding.main(["--model", "embedded", "--tasks", str(task.folder.parent),
+                        "--out-dir", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert "tiny_add" in err and "python: command not found" in err and "could not run in the sandbox" in err
+    assert not (tmp_path / "r").exists()  # no result file that reads "resolved 0.000"
+
+
 def test_the_report_shows_the_valid_call_rate_and_a_dash_for_older_files():
     from eval.report import coding_table
 
@@ -164,3 +181,17 @@ def test_one_agent_settings_builder_for_eval_and_grpo():
     assert (settings.token_budget, settings.wall_time, settings.temperature, settings.seed) == (192, 42.0, 0.0, 7)
     assert grpo_agent(cfg, seed=7).temperature == 0.9
     assert config().diff_every_step is False and config().token_budget == coding.CodingConfig().token_budget
+
+
+def test_grpo_stops_with_the_cause_when_tests_cannot_run(task, monkeypatch):
+    import sys
+    from types import SimpleNamespace
+
+    from nanoagent.tasks import TestsCannotRun
+    from train.grpo_rollout import score_group
+
+    monkeypatch.setattr(sys.modules["nanoagent.tasks.evaluate"], "run_tests", lambda *a, **k: {
+        "exit_code": 127, "timed_out": False, "output": "bash: python: command not found\n"})
+    rollout = SimpleNamespace(exit_status="answered", diff=task.reference_patch)
+    with pytest.raises(TestsCannotRun, match="tiny_add.*command not found"):
+        score_group([rollout], task, {"tests": 1.0})

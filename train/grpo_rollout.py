@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from nanoagent.agent.loop import AgentConfig, ExitStatus
 from nanoagent.tasks.attempt import agent_config as settings_from, attempt, run_task
-from nanoagent.tasks.evaluate import evaluate
+from nanoagent.tasks.evaluate import check_tests_ran, evaluate
 from nanoagent.tasks.rewards import REWARDS, combine
 
 FAILED = (ExitStatus.BACKEND_ERROR.value, ExitStatus.TIMEOUT.value, ExitStatus.INTERRUPTED.value)
@@ -45,6 +45,8 @@ def score_group(trajs, task, weights: dict) -> dict:
     """Rewards of one group: totals with the configured weights, and every component for the logs."""
     alive = [t if t is not None and t.exit_status not in FAILED else None for t in trajs]
     outcomes = [evaluate(task, t) if t is not None else None for t in alive]
+    for outcome in outcomes:  # tests that cannot run would score every rollout 0: stop with the cause instead
+        check_tests_ran(outcome)
     _, parts = combine(alive, [task] * len(alive), {name: 1.0 for name in REWARDS}, outcomes=outcomes)
     totals = [sum(weights.get(n, 0.0) * parts[n][i] for n in parts) for i in range(len(alive))]
     return {"totals": totals, "parts": parts, "outcomes": outcomes,

@@ -12,8 +12,9 @@ parts for single-turn tool-call tasks, sharing eval's checker), coding/ (the shi
 Left out: network or non-Python tasks.
 """
 
-from nanoagent.tasks.evaluate import Outcome, evaluate
+from nanoagent.tasks.evaluate import Outcome, TestsCannotRun, check_tests_ran, evaluate
 from nanoagent.tasks.loader import load_tasks
 from nanoagent.tasks.spec import Task, TaskError, load_task
 
-__all__ = ["Outcome", "Task", "TaskError", "evaluate", "load_task", "load_tasks"]
+__all__ = ["Outcome", "Task", "TaskError", "TestsCannotRun", "check_tests_ran", "evaluate", "load_task",
+           "load_tasks"]

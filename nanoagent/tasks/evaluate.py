@@ -7,7 +7,9 @@ Steps: copy the pristine repo to a temporary folder; apply the diff with `git ap
 missing), leaving out the task's test files; copy the test files back from the pristine repo (so edits to tests,
 deleting them included, never count); run the test command in a sandboxed `nanoagent.agent.sandbox.Workspace`
 with the task's timeout. Both the GRPO test reward and the eval stage call this function. It never raises for
-what the agent did: a diff that does not apply, a crash or a timeout is an unsuccessful Outcome with the reason.
+what the agent did: a diff that does not apply, a crash or a timeout is an unsuccessful Outcome with the reason. A
+test command that cannot run at all (not found, not executable, the sandbox failing) sets `tests_could_not_run`:
+callers treat that as an error of the run, not as a failed task.
 
 Left out: binary changes (`git apply` refuses "Binary files differ" entries: the outcome says the patch failed),
 partial application of a diff that only partly applies.
@@ -23,9 +25,20 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nanoagent.tasks.spec import Task, inside, patch_paths
+from nanoagent.tasks.spec import Task, TaskError, inside, patch_paths
 
 OUTPUT_TAIL = 2000   # characters of test output kept in an Outcome
+
+
+class TestsCannotRun(TaskError):
+    """A task's test command does not run in the sandbox at all, so every attempt would score as a failure: an error
+    of the run (eval.coding, train.grpo), not a result."""
+
+
+def check_tests_ran(outcome: "Outcome") -> None:
+    """TestsCannotRun naming the task and the cause when `outcome`'s tests could not run."""
+    if outcome is not None and outcome.tests_could_not_run:
+        raise TestsCannotRun(f"task {outcome.task}", outcome.error)
 
 
 @dataclass
@@ -40,6 +53,7 @@ class Outcome:
     touched_tests: list[str] = field(default_factory=list)   # test files the diff changed (ignored)
     output: str = ""                     # tail of the test output
     seconds: float = 0.0
+    tests_could_not_run: bool = False    # the harness or the sandbox failed, not the agent: an error of the run
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -124,12 +138,15 @@ def evaluate(task: Task, trajectory, timeout: float | None = None) -> Outcome:
                 r = run_tests(task, folder, timeout)
             except Exception as e:  # a harness failure is recorded, never raised into a training run
                 out.error = f"the test run failed: {type(e).__name__}: {e}"
+                out.tests_could_not_run = True
             else:
                 out.exit_code, out.timed_out, out.output = r["exit_code"], r["timed_out"], r["output"]
                 out.success = r["exit_code"] == 0
                 if r["timed_out"]:
                     out.error = f"the tests timed out after {timeout or task.timeout:g} s"
-                elif r["exit_code"] == 127:
-                    out.error = f"the test command {task.test_command!r} was not found in the sandbox"
+                elif r["exit_code"] in (126, 127):  # the shell's "not executable" and "not found"
+                    out.error = (f"the test command {task.test_command!r} could not run in the sandbox "
+                                 f"(exit {r['exit_code']}): {r['output'].strip()[-300:]}")
+                    out.tests_could_not_run = True
     out.seconds = round(time.monotonic() - start, 4)
     return out
