@@ -208,6 +208,9 @@ def cmd_run(args) -> int:
             print(f"applied to {repo}: {len(result['applied'])} change(s)")
             if result["conflicts"]:
                 print(f"NOT applied (changed in {repo} meanwhile): {', '.join(result['conflicts'])}")
+            if result["refused_links"]:
+                print(f"NOT applied (symlinks that point outside {repo}; make them by hand if you want them): "
+                      f"{', '.join(result['refused_links'])}")
     s = traj.diff_stats
     print(f"exit status: {traj.exit_status} ({traj.exit_message}); {len(traj.steps)} steps, "
           f"{traj.tokens['completion']} tokens generated, {traj.seconds:.1f} s; "

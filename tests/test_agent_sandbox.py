@@ -109,6 +109,21 @@ def test_apply_to_leaves_files_changed_meanwhile(repo):
     assert (repo / "notes.txt").read_text() == "someone else edited this\n"
 
 
+def test_apply_to_refuses_symlinks_that_point_outside_the_repo(repo):
+    with Workspace(repo) as ws:
+        os.symlink("/etc/passwd", ws.root / "abs_link")
+        os.symlink("../../outside.txt", ws.root / "pkg" / "up_link")
+        os.symlink("../notes.txt", ws.root / "pkg" / "inside_link")
+        os.remove(ws.root / "link")
+        os.symlink("..", ws.root / "link")  # a changed link is checked too
+        result = ws.apply_to()
+    assert sorted(result["refused_links"]) == ["abs_link -> /etc/passwd", "link -> ..",
+                                               "pkg/up_link -> ../../outside.txt"]
+    assert os.readlink(repo / "pkg" / "inside_link") == "../notes.txt"  # a link within the repo is applied
+    assert not (repo / "abs_link").exists() and not (repo / "pkg" / "up_link").is_symlink()
+    assert os.readlink(repo / "link") == "notes.txt"
+
+
 def test_original_untouched_without_apply(repo):
     before = snapshot(repo)
     with Workspace(repo) as ws:

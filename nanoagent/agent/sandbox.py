@@ -157,6 +157,14 @@ def visible_paths() -> list[str]:
     return list(SYSTEM_PATHS) + [f"/etc/{name}" for name in ETC_FILES] + sorted(str(p) for p in pythons)
 
 
+def points_outside(link_path: str, link_text: str) -> bool:
+    """Does a symlink at `link_path` (relative to the repo root) holding `link_text` lead outside the repo?"""
+    if os.path.isabs(link_text):
+        return True
+    resolved = os.path.normpath(os.path.join(os.path.dirname(link_path), link_text))
+    return resolved == ".." or resolved.startswith("../")
+
+
 class Workspace:
     """A fresh copy of `repo` with a sandbox to run commands in. Close it (or use `with`) to delete the copies."""
 
@@ -367,12 +375,14 @@ class Workspace:
     def apply_to(self, target: str | Path | None = None) -> dict:
         """Write the workspace's changes into `target` (default: the original repo).
 
-        A file that changed in the target since the copy was taken is left alone and listed under "conflicts".
+        A file that changed in the target since the copy was taken is left alone and listed under "conflicts". A
+        symlink the agent made or changed that points outside the repo (an absolute path, or up past its root) is
+        not written, and listed under "refused_links".
         """
         target = Path(target or self.repo)
         current, _ = scan(target)
         pristine, _ = scan(self.pristine)
-        done, conflicts = [], []
+        done, conflicts, refused = [], [], []
 
         def unchanged(p: str) -> bool:
             a, b = current.get(p), pristine.get(p)
@@ -381,7 +391,9 @@ class Workspace:
 
         changes = []
         for ch in tree_changes(self.pristine, self.root):
-            if all(unchanged(p) for p in {ch.old_path, ch.path} - {None}):
+            if ch.new is not None and ch.new.kind == "link" and points_outside(ch.path, os.readlink(ch.new.path)):
+                refused.append(f"{ch.path} -> {os.readlink(ch.new.path)}")
+            elif all(unchanged(p) for p in {ch.old_path, ch.path} - {None}):
                 changes.append(ch)
             else:
                 conflicts.append(ch.path)
@@ -404,7 +416,7 @@ class Workspace:
                     shutil.copyfile(ch.new.path, dest)
                     os.chmod(dest, ch.new.mode & 0o777)
             done.append(f"{ch.kind} {ch.path}")
-        return {"applied": done, "conflicts": conflicts}
+        return {"applied": done, "conflicts": conflicts, "refused_links": refused}
 
     def close(self):
         self._finalizer()
