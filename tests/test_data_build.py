@@ -197,6 +197,16 @@ def test_the_trainer_refuses_an_unfinished_build(tmp_path, tiny_tok):
     (out / "stats.json").unlink()
     with pytest.raises(DataError, match="unfinished data build"):
         resolve_data(DFTConfig(data=str(out)))
+    staged = out.rename(out.with_name(f".{out.name}.partial"))  # what a killed build leaves, stats.json or not
+    (staged / "stats.json").write_text("{}")
+    for given in (staged, staged / "train.jsonl"):
+        with pytest.raises(DataError, match="staging folder of a data build that did not finish"):
+            resolve_data(DFTConfig(data=str(given)))
+    from nanoagent.tasks import TaskError
+    from train.grpo_toolcall import source_path
+
+    with pytest.raises(TaskError, match="staging folder"):  # GRPO's tool-call tasks read the same folders
+        source_path(str(staged))
 
 
 def test_sigkill_during_builds_leaves_the_folder_absent_or_whole(tmp_path):

@@ -407,3 +407,14 @@ def iterate_batches(ds: TokenDataset, batch_size: int, seed: int = 0, start: int
         if not loop:
             return
         epoch += 1
+
+
+def unfinished(folder: Path) -> None:
+    """A DataError for a data-build folder without its stats.json, or a build's staging folder (`*.partial`): the
+    build that wrote it did not finish."""
+    if folder.name.endswith(".partial"):
+        raise DataError(f"{folder} is the staging folder of a data build that did not finish: build the data again "
+                        "(its command publishes the folder without .partial when it completes)")
+    if (folder / "recipe.resolved.yaml").is_file() and not (folder / "stats.json").is_file():
+        raise DataError(f"{folder} is an unfinished data build (no stats.json): build it again with "
+                        "`python -m data_recipes.build`")

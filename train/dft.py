@@ -39,7 +39,7 @@ from nanoagent.atomic import write_json
 from nanoagent.metrics import read_metrics
 from nanoagent.provenance import code_digest
 from train.config import ConfigError, DFTConfig, load_config, resume_settings
-from train.data import DataError, argument_ends, load_dataset, read_records, token_pieces
+from train.data import DataError, argument_ends, load_dataset, read_records, token_pieces, unfinished
 
 DEFAULT_DATA = Path("data/default")
 
@@ -109,13 +109,6 @@ def stale_build_warning(folder: Path, checkout: Path = CHECKOUT, rank: int = 0) 
     if rank == 0:
         print(msg, flush=True)
     return msg
-
-
-def unfinished(folder: Path) -> None:
-    """A DataError for a data-build folder without its stats.json: the build that wrote it did not finish."""
-    if (folder / "recipe.resolved.yaml").is_file() and not (folder / "stats.json").is_file():
-        raise DataError(f"{folder} is an unfinished data build (no stats.json): build it again with "
-                        "`python -m data_recipes.build`")
 
 
 def default_run_dir() -> Path:

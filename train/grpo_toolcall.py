@@ -74,6 +74,12 @@ def source_path(source: str) -> Path:
         path = path / "valid.jsonl"
     if not path.is_file():
         raise TaskError(f"tool-call task source {source!r}", f"{path} does not exist; give {SOURCE_HELP}")
+    from train.data import DataError, unfinished
+
+    try:
+        unfinished(path.parent)
+    except DataError as e:
+        raise TaskError(f"tool-call task source {source!r}", str(e)) from None
     return path
 
 
