@@ -3,8 +3,8 @@
 Run:
     python -m eval.report                                   # eval/results -> eval/results/report/
     python -m eval.report --results eval/results --out /tmp/report --labels base-gguf,dft-gguf
-    python -m eval.report --readme README.md                # also refresh the README's table (between markers)
-    python -m eval.report --results eval/results/quality --quality-readme README.md   # the quality-run table
+    python -m eval.report --readme RESULTS.md               # also refresh a markdown file's table (between markers)
+    python -m eval.report --results eval/results/quality --quality-readme RESULTS.md  # the quality-run table
 
 For each (kind, label) each suite's latest result is used (`--all-runs` keeps every run apart); `--labels` picks
 runs and sets the order of the tables' columns and rows (otherwise oldest first). Written to `--out`: `report.md`

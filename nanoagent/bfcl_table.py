@@ -1,7 +1,7 @@
 """The BFCL comparison table: eval.toolcall result runs side by side per suite, with the published anchors.
 
-Used by the model card (export/card.py) and by `python -m eval.report --quality-readme README.md`, so the README's
-"Where the model stands" table and the card's results table are the same code.
+Used by the model card (export/card.py) and by `python -m eval.report --quality-readme FILE.md`, so a results page's
+quality table and the card's results table are the same code.
 
     from nanoagent.bfcl_table import bfcl_table
     print(bfcl_table(runs))                 # runs: parsed eval.toolcall result files (kind "toolcall")
