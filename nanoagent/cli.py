@@ -77,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=int, default=8080)
     v.add_argument("--name", default=None, help="model name the API lists (default: the file or folder name)")
     v.add_argument("--max-tokens", type=int, default=512, help="reply length when a request sets none")
+    v.add_argument("--max-tokens-limit", type=int, default=4096,
+                   help="the longest reply a request may ask for; longer asks are clamped to it, as they are to the "
+                        "room the model's context leaves after the prompt (default 4096)")
+    v.add_argument("--read-timeout", type=float, default=10.0,
+                   help="seconds a request's headers and body may take to arrive; a slower body gets 408 and its "
+                        "connection is closed (default 10)")
+    v.add_argument("--queue-timeout", type=float, default=300.0,
+                   help="seconds a request may wait for the model before it gets 503 with Retry-After (default 300)")
     v.add_argument("--tools", help="a tool set (OpenAI tools list, MCP tools/list result or OpenAPI 3 file) offered "
                                    "to every request that brings no tools of its own")
     v.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True,
@@ -223,6 +231,17 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt  # the loop records "interrupted", saves, and the workspace is cleaned up
 
 
+def check_serve_limits(args) -> None:
+    if args.max_tokens_limit < 1:
+        raise UsageError(f"--max-tokens-limit must be at least 1, got {args.max_tokens_limit}")
+    if not 1 <= args.max_tokens <= args.max_tokens_limit:
+        raise UsageError(f"--max-tokens must be between 1 and --max-tokens-limit ({args.max_tokens_limit}), got "
+                         f"{args.max_tokens}")
+    for flag, value in (("--read-timeout", args.read_timeout), ("--queue-timeout", args.queue_timeout)):
+        if not value > 0 or value == float("inf"):
+            raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
+
+
 def cmd_serve(args) -> int:
     from nanoagent.agent.backends import BackendError, backend_kind
     from nanoagent.server import serve
@@ -241,11 +260,14 @@ def cmd_serve(args) -> int:
             default_tools = load_toolset(args.tools).tools
         except ToolSetError as e:
             raise UsageError(f"--tools {args.tools}: {e}") from None
+    check_serve_limits(args)
     backend = load_model(args.model, args.constrain, args.call_threshold, args.stop_repeats)
     name = args.name or Path(args.model.rstrip("/")).name
     gate = getattr(backend, "gate", None)
     try:
         httpd = serve(backend, name, args.host, args.port, default_tools=default_tools,
+                      max_tokens_default=args.max_tokens, max_tokens_limit=args.max_tokens_limit,
+                      read_timeout=args.read_timeout, queue_timeout=args.queue_timeout,
                       ready=lambda url: print(f"serving {name} at {url} (default tools: "
                                               f"{len(default_tools or [])}; constrained tool calls: "
                                               f"{'on' if args.constrain else 'off'}; call threshold: "

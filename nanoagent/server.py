@@ -2,7 +2,7 @@
 schema-constrained tool calls.
 
     nanoagent serve exports/model-q8_0.gguf --port 8080           # http://127.0.0.1:8080/v1
-    nanoagent serve embedded --no-constrain
+    nanoagent serve embedded --no-constrain --max-tokens-limit 1024 --queue-timeout 30
 
 Endpoints: `GET /v1/models`, `POST /v1/chat/completions` (messages with system/user/assistant/tool roles,
 `tools`, `tool_choice` "auto" | "none" | "required" | {"type": "function", "function": {"name": ...}},
@@ -10,126 +10,65 @@ Endpoints: `GET /v1/models`, `POST /v1/chat/completions` (messages with system/u
 with our renderer (nanoagent.render), exactly as in training; the reply's `<tool_call>` blocks come back as
 OpenAI `tool_calls` (arguments as a JSON string) with finish_reason "tool_calls". With constraints on (the
 default), every call names an offered tool and fits its schema (nanoagent.constrain); "required" and a named
-function make the grammar demand a call; "none" offers no tools. With `stream`, text is sent as it is generated
-(server-sent events) and the calls in one final delta (text from a "<" on is held back until the reply ends, in
-case it opens a call).
+function make the grammar demand a call, and tools whose schemas can't be compiled into a grammar then get a 400
+naming the tool ("none" offers no tools; with --no-constrain nothing enforces "required"). With `stream`, text is
+sent as it is generated (server-sent events) and the calls in one final delta (text from a "<" on is held back
+until the reply ends, in case it opens a call).
+
+Hostile clients. Every request gets an HTTP response; a client error is a 4xx with OpenAI's error object
+(`{"error": {"message", "type", "param", "code"}}`) whose message names the field and what is wrong
+(nanoagent/server_requests.py checks the body). Limits, each a `serve()` argument and a CLI flag:
+- reply length: `max_tokens` is clamped to the room the model's context leaves after the prompt and to
+  `max_tokens_limit` (--max-tokens-limit), as llama.cpp's server clamps n_predict to its --n-predict and stops at a
+  full context (vLLM answers 400 instead); the reply then ends with finish_reason "length". A prompt that leaves
+  no room at all is a 400.
+- reading: a request's headers and body must arrive within `read_timeout` seconds (--read-timeout): a body
+  shorter than its Content-Length gets a 408 and the connection is closed, freeing its thread.
+- waiting: a request still queued after `queue_timeout` seconds (--queue-timeout) gets a 503 with Retry-After.
+- hanging up: while a request waits or generates, its handler polls the socket for EOF every POLL_SECONDS; a
+  client that has gone (streaming or not; shutting down only its sending side counts) stops its generation at
+  the next token, through the backend's `on_text` callback, which the backends call at every token. A long
+  prompt's prefill is not interrupted.
 
 One model, one request at a time: every generation runs on one worker thread (llama.cpp holds one context, and MLX
-makes a stream, and an OS thread, per thread that uses it: nanoagent/mlx_streams.py); requests wait their turn on
-their own threads. A malformed request gets a 400 with a message that says what is wrong; a client that
-disconnects mid-stream stops its reply at the next piece the server sends it (text that may open a call is held
-back, so a hang-up inside a call is noticed when the reply ends). `server_close()` (Ctrl-C) cancels the queued
-requests and stops the reply in progress at its next piece of text (both answered 503), then releases the worker's
-MLX streams.
+makes a stream, and an OS thread, per thread that uses it: nanoagent/mlx_streams.py). The worker never touches a
+socket: it hands each piece of text to the request's handler thread, which writes it and watches its client.
+`server_close()` (Ctrl-C) cancels the queued requests and stops the reply in progress at its next token (both
+answered 503), then releases the worker's MLX streams.
 Any OpenAI-compatible agent can use it: base URL http://127.0.0.1:PORT/v1, any API key, model name as listed.
-Left out: /v1/completions, logprobs in responses, n > 1, authentication (it binds to 127.0.0.1 by default).
+Left out: /v1/completions, logprobs in responses, n > 1, authentication (it binds to 127.0.0.1 by default), a cap
+on connections (one thread each).
 """
 
 from __future__ import annotations
 
 import json
+import queue
+import re
+import select
+import socket
 import sys
 import threading
 import time
+import traceback
 import uuid
 from concurrent.futures import CancelledError, ThreadPoolExecutor
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from nanoagent.mlx_streams import release_streams
+from nanoagent.server_requests import RequestError, canonical_messages, chat_request, enforceable, parse_body, \
+    request_tools
 from nanoagent.toolcall import CLOSE, ToolCallError, parse
 
 MAX_BODY = 8 * 1024 * 1024
-ROLES = ("system", "user", "assistant", "tool")
-
-
-class RequestError(ValueError):
-    """A request the server refuses with 400; the message names the field."""
-
-
-def _arguments(raw, where: str) -> dict:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw or "{}")
-        except json.JSONDecodeError:
-            raise RequestError(f"{where}: arguments must be a JSON object string") from None
-        if isinstance(value, dict):
-            return value
-    raise RequestError(f"{where}: arguments must be a JSON object (or its JSON string)")
-
-
-def canonical_messages(messages) -> list[dict]:
-    """OpenAI chat messages -> our canonical messages (nanoagent.record); RequestError names a bad one."""
-    if not isinstance(messages, list) or not messages:
-        raise RequestError("'messages' must be a non-empty list")
-    out = []
-    for i, m in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(m, dict) or m.get("role") not in ROLES:
-            raise RequestError(f"{where}: 'role' must be one of {', '.join(ROLES)}")
-        content = m.get("content")
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-        if content is not None and not isinstance(content, str):
-            raise RequestError(f"{where}: 'content' must be a string, a list of text parts, or null")
-        msg = {"role": m["role"], "content": content or ""}
-        if m["role"] == "assistant" and m.get("tool_calls"):
-            calls = []
-            for j, c in enumerate(m["tool_calls"]):
-                fn = c.get("function") if isinstance(c, dict) else None
-                if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-                    raise RequestError(f"{where}.tool_calls[{j}]: needs function.name")
-                calls.append({"type": "function", "function": {
-                    "name": fn["name"], "arguments": _arguments(fn.get("arguments", {}), f"{where}.tool_calls[{j}]")}})
-            msg["tool_calls"] = calls
-        if m["role"] == "tool" and m.get("tool_call_id"):
-            msg["tool_call_id"] = str(m["tool_call_id"])
-        out.append(msg)
-    return out
-
-
-def request_tools(body: dict, default_tools: list[dict] | None = None) -> tuple[list[dict], bool]:
-    """(tools to offer, whether a call is required) from `tools` and `tool_choice`; a request without tools gets
-    `default_tools` (the server's own, `nanoagent serve --tools`)."""
-    tools = body.get("tools") or list(default_tools or [])
-    if not isinstance(tools, list):
-        raise RequestError("'tools' must be a list of {\"type\": \"function\", \"function\": {...}}")
-    for i, t in enumerate(tools):
-        fn = t.get("function") if isinstance(t, dict) else None
-        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-            raise RequestError(f"tools[{i}]: needs {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")
-        if "parameters" in fn and not isinstance(fn["parameters"], dict):
-            raise RequestError(f"tools[{i}] ({fn['name']}): 'parameters' must be a JSON Schema object")
-    choice = body.get("tool_choice", "auto")
-    if choice in (None, "auto"):
-        return tools, False
-    if choice == "none":
-        return [], False
-    if choice == "required":
-        if not tools:
-            raise RequestError("tool_choice 'required' needs 'tools'")
-        return tools, True
-    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
-        name = choice["function"].get("name")
-        picked = [t for t in tools if t["function"]["name"] == name]
-        if not picked:
-            raise RequestError(f"tool_choice names {name!r}, which is not in 'tools'")
-        return picked, True
-    raise RequestError("tool_choice must be 'auto', 'none', 'required' or {\"type\": \"function\", "
-                       "\"function\": {\"name\": ...}}")
-
-
-def _number(body, key, default, kind, low, high=None):
-    value = body.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and value != int(value)):
-        raise RequestError(f"'{key}' must be {'an integer' if kind is int else 'a number'}")
-    if value < low or (high is not None and value > high):
-        raise RequestError(f"'{key}' must be between {low} and {high}" if high is not None
-                           else f"'{key}' must be >= {low}")
-    return kind(value)
+MAX_TOKENS_LIMIT = 4096    # the longest reply a request may ask for, unless the server is started with another
+READ_TIMEOUT = 10.0        # seconds for a request's headers and body to arrive
+QUEUE_TIMEOUT = 300.0      # seconds a request may wait for the model before a 503
+RETRY_AFTER = 5            # seconds, in a 503's Retry-After
+POLL_SECONDS = 0.2         # how often a waiting handler looks for a hang-up
+ERROR_TYPES = {404: "not_found_error", 405: "invalid_request_error", 408: "timeout_error",
+               500: "server_error", 503: "server_unavailable_error"}
 
 
 def reply_message(text: str, tools: list[dict]) -> tuple[dict, str]:
@@ -152,19 +91,54 @@ def reply_message(text: str, tools: list[dict]) -> tuple[dict, str]:
 
 
 class ClientGone(Exception):
-    """Raised into a streamed generation when its client has disconnected: the reply stops there."""
+    """Raised into a generation whose client has disconnected: the reply stops there."""
 
 
 class ServerClosing(Exception):
     """The server is shutting down: a queued request is cancelled and the reply in progress stops (503)."""
 
 
+class ServerBusy(Exception):
+    """A request waited longer than the queue timeout for the model (503 with Retry-After)."""
+
+
+def prompt_length(backend, messages: list[dict], tools: list[dict]) -> int | None:
+    """The prompt's length in tokens as the backend will render it, or None for a backend without a tokenizer."""
+    tokenizer, fmt = getattr(backend, "tokenizer", None), getattr(backend, "fmt", None)
+    if tokenizer is None or fmt is None:
+        return None
+    from nanoagent.render import render_prompt
+
+    return len(render_prompt(messages, tools, tokenizer, fmt))
+
+
+def peer_closed(sock) -> bool:
+    """True once the client has closed or reset its end of `sock`; never blocks, and leaves the bytes it sent
+    (a pipelined request) in the socket."""
+    try:
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        events = poller.poll(0)
+        if not events:
+            return False
+        if events[0][1] & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+            return True
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 class ModelServer:
     """The model behind the HTTP handler: one backend, one worker thread that runs every generation in turn, the
     request -> response logic."""
 
-    def __init__(self, backend, model_name: str, max_tokens_default: int = 512, default_tools: list | None = None):
-        self.backend, self.model_name, self.max_tokens_default = backend, model_name, max_tokens_default
+    def __init__(self, backend, model_name: str, max_tokens_default: int = 512, default_tools: list | None = None,
+                 max_tokens_limit: int = MAX_TOKENS_LIMIT, queue_timeout: float = QUEUE_TIMEOUT):
+        self.backend, self.model_name = backend, model_name
+        self.max_tokens_default, self.max_tokens_limit = max_tokens_default, max_tokens_limit
+        self.queue_timeout = queue_timeout
         self.default_tools = list(default_tools or [])  # offered when a request brings none
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanoagent-model")
         self.lock = threading.Lock()  # orders submissions against close(): nothing is queued after the release
@@ -173,47 +147,97 @@ class ModelServer:
         self.created = int(time.time())
 
     def prepare(self, body) -> dict:
+        """The checked request (nanoagent.server_requests); RequestError names what is wrong."""
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object")
-        tools, required = request_tools(body, self.default_tools)
-        return {
-            "messages": canonical_messages(body.get("messages")),
-            "tools": tools, "tool_choice": "required" if required else "auto",
-            "max_tokens": _number(body, "max_completion_tokens", None, int, 1)
-            or _number(body, "max_tokens", self.max_tokens_default, int, 1),
-            "temperature": _number(body, "temperature", 0.0, float, 0.0, 2.0),
-            "seed": _number(body, "seed", 0, int, 0),
-            "stream": bool(body.get("stream", False)),
-        }
+        req = chat_request(body, self.default_tools)
+        if req["tool_choice"] == "required" and getattr(self.backend, "constrained", False):
+            enforceable(req["tools"])
+        return req
 
-    def generate(self, req: dict, on_text=None):
-        """Run one request's generation on the worker (after those queued before it) and wait for it. Raises
-        ServerClosing once close() has begun: before the generation starts, or at its next piece of text."""
-        def checked(piece: str) -> None:
+    def fit(self, req: dict) -> int:
+        """The reply's token budget: what the request asks (or the default), clamped to the server's limit and to
+        the room the model's context leaves after the prompt. RequestError when the prompt alone fills it."""
+        wanted = min(req["max_tokens"] or self.max_tokens_default, self.max_tokens_limit)
+        context = getattr(self.backend, "context_length", None)
+        used = prompt_length(self.backend, req["messages"], req["tools"]) if context else None
+        if used is None:
+            return wanted
+        if used >= context:
+            raise RequestError(f"the prompt is {used} tokens and the model's context holds {context}, leaving no "
+                               "room for a reply: shorten the messages or offer fewer tools", "messages")
+        return min(wanted, context - used)
+
+    def generate(self, req: dict, on_text=None, client_gone=None, on_start=None):
+        """Run one request's generation on the worker (after those queued before it) and wait for it, on the
+        caller's thread: `on_start()` when it begins, `on_text(piece)` with each piece of text, `client_gone()`
+        asked every POLL_SECONDS. Raises ServerClosing once close() has begun, ServerBusy after queue_timeout in
+        the queue, ClientGone when the client has gone (the generation stops at its next token), RequestError when
+        the prompt leaves no room for a reply."""
+        events, stop = queue.SimpleQueue(), threading.Event()
+
+        def checked(piece: str) -> None:  # on the worker, at every token
             if self.closed:
                 raise ServerClosing
-            if on_text is not None:
-                on_text(piece)
+            if stop.is_set():
+                raise ClientGone
+            if piece and on_text is not None:
+                events.put(("text", piece))
+
+        def job():
+            if stop.is_set():
+                raise ClientGone
+            max_tokens = self.fit(req)
+            events.put(("start", None))
+            return self.backend.complete(req["messages"], req["tools"], max_tokens=max_tokens,
+                                         temperature=req["temperature"], seed=req["seed"],
+                                         tool_choice=req["tool_choice"], on_text=checked)
 
         with self.lock:
             if self.closed:
                 raise ServerClosing
-            future = self.worker.submit(self.backend.complete, req["messages"], req["tools"],
-                                        max_tokens=req["max_tokens"], temperature=req["temperature"],
-                                        seed=req["seed"], tool_choice=req["tool_choice"], on_text=checked)
+            future = self.worker.submit(job)
             self.queued.add(future)
+        future.add_done_callback(lambda _: events.put(("done", None)))
         try:
-            return future.result()
-        except CancelledError:
-            raise ServerClosing from None
+            return self._follow(future, events, on_text, client_gone, on_start)
+        except BaseException:  # nobody waits for it any more: stop it at its next token, or before it starts
+            stop.set()
+            future.cancel()
+            raise
         finally:
             with self.lock:
                 self.queued.discard(future)
 
+    def _follow(self, future, events, on_text, client_gone, on_start):
+        """Hand the worker's events to the caller's callbacks until the generation ends (see generate)."""
+        give_up, next_poll = time.monotonic() + self.queue_timeout, 0.0
+        while True:
+            try:
+                kind, piece = events.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                kind = piece = None
+            if kind == "done":
+                try:
+                    return future.result()
+                except CancelledError:
+                    raise ServerClosing from None
+            if kind == "start" and on_start is not None:
+                on_start()
+            elif kind == "text":
+                on_text(piece)
+            now = time.monotonic()
+            if client_gone is not None and now >= next_poll:
+                next_poll = now + POLL_SECONDS
+                if client_gone():
+                    raise ClientGone
+            if now > give_up and future.cancel():
+                raise ServerBusy(f"the server is busy: this request waited {self.queue_timeout:g} s for the model "
+                                 f"without starting; retry in {RETRY_AFTER} s")
+
     def close(self) -> None:
-        """Stop at once: cancel the queued generations, stop the one in progress at its next piece of text, release
-        the worker's MLX streams on the worker, stop it. Requests that arrive later get 503; later calls do
-        nothing."""
+        """Stop at once: cancel the queued generations, stop the one in progress at its next token, release the
+        worker's MLX streams on the worker, stop it. Requests that arrive later get 503; later calls do nothing."""
         with self.lock:
             if self.closed:
                 return
@@ -234,127 +258,263 @@ class ModelServer:
                           "total_tokens": completion.prompt_tokens + completion.completion_tokens}}
 
 
-def make_handler(server: ModelServer):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def error_body(status: int, message: str, param: str | None = None) -> dict:
+    """OpenAI's error object."""
+    kind = ERROR_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error")
+    return {"error": {"message": message, "type": kind, "param": param, "code": status}}
 
-        def log_message(self, fmt, *args):  # one line per request on stderr
-            sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
 
-        def _json(self, status: int, obj: dict) -> None:
-            data = json.dumps(obj).encode()
+class StreamedReply:
+    """One streamed reply as server-sent events, written on its handler's thread. Text that may open a tool call
+    is held back and parsed when the reply ends; a failed write raises ClientGone."""
+
+    def __init__(self, handler, model_name: str, tools: list[dict]):
+        self.handler, self.model_name, self.tools = handler, model_name, tools
+        self.cid, self.created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+        self.pending: list[str] = []
+        self.started = False
+
+    def start(self) -> None:
+        h = self.handler
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Cache-Control", "no-cache")
+        h.send_header("Connection", "close")
+        h.close_connection = True
+        self.started = True
+        try:
+            h.end_headers()
+        except OSError:
+            raise ClientGone from None
+        self._send({"role": "assistant", "content": ""})
+
+    def text(self, piece: str) -> None:
+        self.pending.append(piece)
+        text = "".join(self.pending)
+        if "<" in text and self.tools:
+            return  # may be the start of a call: sent (or parsed) at the end
+        self.pending.clear()
+        self._send({"content": text})
+
+    def finish(self, completion) -> None:
+        message, finish = reply_message("".join(self.pending), self.tools) if self.pending else ({}, "stop")
+        if completion.finish_reason == "length" and finish == "stop":
+            finish = "length"
+        if message.get("content"):
+            self._send({"content": message["content"]})
+        if message.get("tool_calls"):
+            self._send({"tool_calls": [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]})
+        self._send({}, finish)
+        self._write(b"data: [DONE]\n\n")
+
+    def fail(self, note: str) -> None:
+        self._send({"content": f"[{note}]"}, "stop")
+
+    def _send(self, delta: dict, finish=None) -> None:
+        chunk = {"id": self.cid, "object": "chat.completion.chunk", "created": self.created, "model": self.model_name,
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        self._write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+    def _write(self, data: bytes) -> None:
+        try:
+            self.handler.wfile.write(data)
+            self.handler.wfile.flush()
+        except OSError:
+            raise ClientGone from None
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One connection's requests. Its server is a ModelHTTPServer (`.model`, `.log`, `.read_timeout`)."""
+
+    protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"  # so an error on a broken request line still gets a status line
+
+    def setup(self):
+        self.timeout = self.server.read_timeout  # every read (and write) on the socket, keep-alive waits included
+        super().setup()
+
+    def handle_one_request(self):
+        self.raw_requestline = b""  # stays empty when the connection idles out before a request
+        super().handle_one_request()
+
+    def log_message(self, fmt, *args):  # one line per request
+        self.server.log(f"{self.address_string()} {fmt % args}")
+
+    def log_error(self, fmt, *args):
+        if fmt.startswith("Request timed out") and not self.raw_requestline:
+            return  # an idle keep-alive connection closed after read_timeout: nothing went wrong
+        self.log_message(fmt, *args)
+
+    def send_response(self, code, message=None):
+        self.responded = True
+        super().send_response(code, message)
+
+    def send_json(self, status: int, obj: dict, headers: dict | None = None) -> None:
+        data = json.dumps(obj).encode()
+        try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(data)
-
-        def _error(self, status: int, message: str) -> None:
-            self._json(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
-
-        def do_GET(self):
-            if self.path.rstrip("/") in ("/v1/models", "/models"):
-                self._json(200, {"object": "list", "data": [{"id": server.model_name, "object": "model",
-                                                             "created": server.created, "owned_by": "nanoagent"}]})
-            elif self.path.rstrip("/") == "/health":
-                self._json(200, {"status": "ok"})
-            else:
-                self._error(404, f"no route GET {self.path}; try /v1/models or POST /v1/chat/completions")
-
-        def do_POST(self):
-            if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
-                return self._error(404, f"no route POST {self.path}; use /v1/chat/completions")
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length <= 0 or length > MAX_BODY:
-                    raise RequestError(f"the body must be a JSON object of at most {MAX_BODY} bytes "
-                                       "(set Content-Length)")
-                try:
-                    body = json.loads(self.rfile.read(length))
-                except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                    raise RequestError(f"the body is not valid JSON ({e})") from None
-                req = server.prepare(body)
-            except RequestError as e:
-                return self._error(400, str(e))
-            if req["stream"]:
-                return self._stream(req)
-            try:
-                completion = server.generate(req)
-            except ServerClosing:
-                return self._error(503, "the server is shutting down")
-            except Exception as e:  # a backend failure is the server's, not the client's
-                return self._error(500, f"generation failed: {type(e).__name__}: {e}")
-            self._json(200, server.response(req, completion))
-
-        def _stream(self, req: dict) -> None:
-            cid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+        except OSError:  # the client went away before its answer
             self.close_connection = True
-            gone = threading.Event()
-            pending = []  # text held back while a <tool_call> may be starting
 
-            def send(delta: dict, finish=None) -> None:
-                if gone.is_set():
-                    return
-                chunk = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": server.model_name,
-                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-                try:
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                except OSError:  # the client went away: stop generating for it
-                    gone.set()
+    def send_json_error(self, status: int, message: str, param: str | None = None, headers=None) -> None:
+        self.send_json(status, error_body(status, message, param), headers)
 
-            def on_text(piece: str) -> None:
-                if gone.is_set():
-                    raise ClientGone
-                pending.append(piece)
-                text = "".join(pending)
-                if "<" in text and req["tools"]:
-                    return  # may be the start of a call: sent (or parsed) at the end
-                pending.clear()
-                send({"content": text})
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (a broken request line, too many headers, an unknown method) as JSON."""
+        self.close_connection = True
+        if code == HTTPStatus.NOT_IMPLEMENTED:  # an unknown method on a route that exists
+            self.send_json_error(405, f"method {self.command!r} is not supported: use GET /v1/models or POST "
+                                      "/v1/chat/completions", headers={"Allow": "GET, POST"})
+            return
+        text = message or HTTPStatus(code).phrase
+        self.send_json_error(code, f"{text} ({explain})" if explain else text)
 
-            send({"role": "assistant", "content": ""})
+    def do_GET(self):
+        self._guarded(self._get)
+
+    def do_POST(self):
+        self._guarded(self._post)
+
+    def _guarded(self, action) -> None:
+        """Run `action`; an exception it lets through is a bug: logged with its traceback, answered 500."""
+        self.responded = False
+        try:
+            action()
+        except Exception as e:
+            self.server.log(f"internal error on {self.command} {self.path}:\n{traceback.format_exc().rstrip()}")
+            self.close_connection = True
+            if not self.responded:
+                self.send_json_error(500, f"internal server error ({type(e).__name__}); the server log has details")
+
+    def _get(self):
+        model = self.server.model
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self.send_json(200, {"object": "list", "data": [{"id": model.model_name, "object": "model",
+                                                             "created": model.created, "owned_by": "nanoagent"}]})
+        elif self.path.rstrip("/") == "/health":
+            self.send_json(200, {"status": "ok"})
+        else:
+            self.send_json_error(404, f"no route GET {self.path[:100]}; try /v1/models or POST /v1/chat/completions")
+
+    def _post(self):
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self.close_connection = True  # its body is never read
+            return self.send_json_error(404, f"no route POST {self.path[:100]}; use /v1/chat/completions")
+        try:
+            req = self.server.model.prepare(parse_body(self._read_body()))
+        except RequestError as e:
+            return self.send_json_error(e.status, str(e), e.param)
+        if req["stream"]:
+            return self._stream(req)
+        model = self.server.model
+        try:
+            completion = model.generate(req, client_gone=self._client_gone)
+        except Exception as e:
+            return self._failed(e)
+        self.send_json(200, model.response(req, completion))
+
+    def _read_body(self) -> bytes:
+        """The body its Content-Length announces, within the read timeout; RequestError (411, 400, 413, 408)."""
+        lengths = self.headers.get_all("Content-Length") or []
+        keep_open = not self.close_connection
+        self.close_connection = True  # until the whole body is read: the rest of it would be read as a request
+        if self.headers.get("Transfer-Encoding"):
+            raise RequestError("chunked bodies are not supported: send the body with a Content-Length header",
+                               status=411)
+        if not lengths:
+            raise RequestError("a Content-Length header is required", status=411)
+        if len(set(lengths)) > 1 or not re.fullmatch(r"[0-9]{1,12}", lengths[0].strip()):
+            raise RequestError(f"Content-Length must be one whole number of bytes, got {', '.join(lengths)[:40]!r}")
+        length = int(lengths[0])
+        if length == 0:
+            raise RequestError("the body is empty: send a JSON object")
+        if length > MAX_BODY:
+            raise RequestError(f"the body is {length} bytes; at most {MAX_BODY} are accepted", status=413)
+        body = self._read_exactly(length)
+        self.close_connection = not keep_open
+        return body
+
+    def _read_exactly(self, length: int) -> bytes:
+        deadline, parts, got = time.monotonic() + self.server.read_timeout, [], 0
+        while got < length:
+            left = deadline - time.monotonic()
             try:
-                completion = server.generate(req, on_text=on_text)
-            except ClientGone:
-                return
-            except ServerClosing:
-                send({"content": "[the server is shutting down]"}, "stop")
-                return
-            except Exception as e:
-                send({"content": f"[generation failed: {type(e).__name__}]"}, "stop")
-                return
-            message, finish = reply_message("".join(pending), req["tools"]) if pending else ({}, "stop")
-            if completion.finish_reason == "length" and finish == "stop":
-                finish = "length"
-            if message.get("tool_calls"):
-                if message.get("content"):
-                    send({"content": message["content"]})
-                send({"tool_calls": [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]})
-            elif message.get("content"):
-                send({"content": message["content"]})
-            send({}, finish)
-            if not gone.is_set():
-                try:
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
-                except OSError:
-                    pass
+                if left <= 0:
+                    raise TimeoutError
+                self.connection.settimeout(left)
+                chunk = self.rfile.read1(min(length - got, 1 << 16))
+            except TimeoutError:
+                raise RequestError(f"the body did not arrive within {self.server.read_timeout:g} s: {got} of the "
+                                   f"{length} bytes Content-Length announced came", status=408) from None
+            if not chunk:
+                raise RequestError(f"the body ended after {got} of the {length} bytes Content-Length announced")
+            parts.append(chunk)
+            got += len(chunk)
+        self.connection.settimeout(self.server.read_timeout)
+        return b"".join(parts)
 
-    return Handler
+    def _client_gone(self) -> bool:
+        return peer_closed(self.connection)
+
+    def _failed(self, e: Exception, reply: StreamedReply | None = None) -> None:
+        """Answer a generation that did not finish: a client error, a full queue, shutdown, a backend failure."""
+        if isinstance(e, ClientGone):
+            self.close_connection = True
+            self.server.log(f"{self.address_string()} hung up; its generation was stopped")
+            return
+        if isinstance(e, RequestError):
+            status, message, headers = e.status, str(e), None
+        elif isinstance(e, ServerBusy):
+            status, message, headers = 503, str(e), {"Retry-After": str(RETRY_AFTER)}
+        elif isinstance(e, ServerClosing):
+            status, message, headers = 503, "the server is shutting down", None
+        else:  # a backend failure is the server's, not the client's
+            self.server.log(f"generation failed: {type(e).__name__}: {e}")
+            status, message, headers = 500, f"generation failed: {type(e).__name__}: {e}", None
+        if reply is not None and reply.started:
+            try:
+                reply.fail(message)
+            except ClientGone:
+                pass
+        else:
+            self.send_json_error(status, message, getattr(e, "param", None), headers)
+
+    def _stream(self, req: dict) -> None:
+        reply = StreamedReply(self, self.server.model.model_name, req["tools"])
+        try:
+            completion = self.server.model.generate(req, on_text=reply.text, client_gone=self._client_gone,
+                                                    on_start=reply.start)
+            reply.finish(completion)
+        except Exception as e:
+            self._failed(e, reply)
 
 
 class ModelHTTPServer(ThreadingHTTPServer):
-    """A thread per connection (they only parse, wait and write); `server_close()` also closes the model's worker."""
+    """A thread per connection (they only parse, wait and write); `server_close()` also closes the model's worker.
+    `log(line)` gets one line per request and per problem (default: stderr)."""
 
-    def __init__(self, address, model: ModelServer):
-        self.model = model
-        super().__init__(address, make_handler(model))
+    def __init__(self, address, model: ModelServer, read_timeout: float = READ_TIMEOUT, log=None):
+        self.model, self.read_timeout = model, read_timeout
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        super().__init__(address, Handler)
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection that broke outside a request (a reset, a timeout between requests): one line, no
+        traceback. Anything else is a bug and keeps its traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            self.log(f"{client_address[0]}: connection dropped ({type(error).__name__}: {error})")
+        else:
+            self.log(f"internal error serving {client_address[0]}:\n{traceback.format_exc().rstrip()}")
 
     def server_close(self) -> None:
         super().server_close()
@@ -362,14 +522,19 @@ class ModelHTTPServer(ThreadingHTTPServer):
 
 
 def serve(backend, model_name: str, host: str = "127.0.0.1", port: int = 8080, ready=None,
-          default_tools: list | None = None) -> ModelHTTPServer:
+          default_tools: list | None = None, max_tokens_default: int = 512,
+          max_tokens_limit: int = MAX_TOKENS_LIMIT, read_timeout: float = READ_TIMEOUT,
+          queue_timeout: float = QUEUE_TIMEOUT, log=None) -> ModelHTTPServer:
     """Build the HTTP server (call `.serve_forever()`, or run it on a thread in tests); `ready(url)` is told where.
-    `default_tools`: offered to every request that brings no `tools` of its own."""
-    httpd = ModelHTTPServer((host, port), ModelServer(backend, model_name, default_tools=default_tools))
+    `default_tools`: offered to every request that brings no `tools` of its own. The limits are described in the
+    module docstring; `log(line)` receives the server's log lines (default: stderr)."""
+    model = ModelServer(backend, model_name, max_tokens_default=max_tokens_default, default_tools=default_tools,
+                        max_tokens_limit=max_tokens_limit, queue_timeout=queue_timeout)
+    httpd = ModelHTTPServer((host, port), model, read_timeout=read_timeout, log=log)
     if ready:
         ready(f"http://{host}:{httpd.server_address[1]}/v1")
     return httpd
 
 
-__all__ = ["ClientGone", "ModelHTTPServer", "ModelServer", "RequestError", "canonical_messages", "reply_message",
-           "request_tools", "serve"]
+__all__ = ["ClientGone", "ModelHTTPServer", "ModelServer", "RequestError", "ServerBusy", "ServerClosing",
+           "canonical_messages", "peer_closed", "reply_message", "request_tools", "serve"]

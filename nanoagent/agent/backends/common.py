@@ -59,12 +59,13 @@ def decode(tokenizer, ids: list[int], stop_ids) -> str:
 
 
 class TextStream:
-    """Calls `on_text(piece)` with the text the completion ids add since the last push (nothing when on_text is
-    None). The text is decoded whole each time and only a stable prefix is sent: a piece ending in half a UTF-8
-    character (decoded as U+FFFD) waits for the next token. With `hold_calls` a tool call still open (from its
-    opening tag, or the start of one) and trailing whitespace wait until the call closes or text follows, so a
-    backend that cuts a reply at a repeated call (repeat_stop.py) never streams the copy; `push(ids, final=True)`
-    at the end sends whatever is left."""
+    """Calls `on_text(piece)` at every push with the text the completion ids add since the last push: "" when
+    they add none yet, so a caller can stop the reply at any token by raising (a server whose client hung up).
+    Nothing happens when on_text is None. The text is decoded whole each time and only a stable prefix is sent: a
+    piece ending in half a UTF-8 character (decoded as U+FFFD) waits for the next token. With `hold_calls` a tool
+    call still open (from its opening tag, or the start of one) and trailing whitespace wait until the call closes
+    or text follows, so a backend that cuts a reply at a repeated call (repeat_stop.py) never streams the copy;
+    `push(ids, final=True)` at the end sends whatever is left."""
 
     def __init__(self, tokenizer, stop_ids, on_text=None, hold_calls: bool = False):
         self.tokenizer, self.stop_ids, self.on_text, self.sent = tokenizer, stop_ids, on_text, 0
@@ -73,14 +74,13 @@ class TextStream:
     def push(self, ids: list[int], final: bool = False) -> None:
         if self.on_text is None:
             return
-        text = decode(self.tokenizer, ids, self.stop_ids)
-        if text.endswith("\ufffd") and not final:
-            return
-        if self.hold_calls and not final:  # trailing whitespace too: a cut call takes the space before it along
-            text = text[:open_call_start(text)].rstrip()
-        if len(text) > self.sent:
-            self.on_text(text[self.sent:])
-            self.sent = len(text)
+        text, new = decode(self.tokenizer, ids, self.stop_ids), ""
+        if final or not text.endswith("\ufffd"):
+            if self.hold_calls and not final:  # trailing whitespace too: a cut call takes the space before it along
+                text = text[:open_call_start(text)].rstrip()
+            if len(text) > self.sent:
+                new, self.sent = text[self.sent:], len(text)
+        self.on_text(new)
 
 
 def open_call_start(text: str) -> int:

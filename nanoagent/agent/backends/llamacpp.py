@@ -138,6 +138,11 @@ class LlamaCppBackend:
     def constrained(self) -> bool:
         return self.grammars is not None
 
+    @property
+    def context_length(self) -> int:
+        """The llama.cpp context's size (n_ctx): prompt and reply together must fit in it."""
+        return self.llm.n_ctx()
+
     def describe(self) -> str:
         threshold = f", call threshold {self.gate.threshold:g}" if self.gate else ""
         repeats = ", stops at a repeated call" if self.repeat_stop else ""

@@ -93,6 +93,11 @@ class MLXBackend:
     def constrained(self) -> bool:
         return self.grammars is not None
 
+    @property
+    def context_length(self) -> int | None:
+        """The positions the model was trained for (its config's max_position_embeddings); None when unknown."""
+        return getattr(getattr(self.model, "args", None), "max_position_embeddings", None)
+
     def _rules(self, tools, require_call: bool = False) -> ReplyRules | None:
         return rules_for(self.gate, self.grammars, tools, require_call)
 
