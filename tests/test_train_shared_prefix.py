@@ -53,6 +53,10 @@ def test_batches_group_records_by_their_first_turn(data):
         whole = make_batch(data, plan[0], 2, pack=False, max_length=4096)
         assert batch.n_tokens == whole.n_tokens  # every supervised token is still in the rows
         assert batch.inputs.shape[1] == whole.inputs.shape[1] - len(batch.prefix)
+    # within a group, batches are cut from records sorted by length: two batches' length ranges never interleave
+    ranges = sorted((min(len(data.ids[i]) for i in b), max(len(data.ids[i]) for i in b)) for b in plan
+                    if len(b) == 2 and all(i < 10 for i in b))
+    assert len(ranges) >= 3 and all(hi <= lo for (_, hi), (lo, _) in zip(ranges, ranges[1:]))
 
 
 def test_loss_and_gradient_equal_the_whole_rows(tiny_gqa, data):

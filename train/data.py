@@ -315,13 +315,15 @@ def first_turn_key(ds: TokenDataset, i: int, end_id: int) -> bytes:
 
 def shared_first_turn_plan(ds: TokenDataset, batch_size: int, rng, end_id: int, drop_last: bool) -> list[list[int]]:
     """Batches of records that open with the same first turn (a specialist's system prompt and tool list), so each
-    batch runs that turn once: records grouped by their first turn, shuffled within a group, cut into batches of
-    `batch_size` (a group's short tail joins the leftovers, batched together), the batch order shuffled."""
+    batch runs that turn once: records grouped by their first turn, sorted by length within a group (ties in random
+    order) so that a batch pads little, cut into batches of `batch_size` (a group's short tail joins the leftovers,
+    batched together), the batch order shuffled."""
     groups: dict[bytes, list[int]] = {}
     for i in rng.permutation(len(ds)).tolist():
         groups.setdefault(first_turn_key(ds, i, end_id), []).append(i)
     batches, rest = [], []
     for members in groups.values():
+        members.sort(key=lambda i: len(ds.ids[i]))  # stable: equal lengths keep the shuffled order
         full = len(members) - len(members) % batch_size
         batches += [members[k:k + batch_size] for k in range(0, full, batch_size)]
         rest += members[full:]
