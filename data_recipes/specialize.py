@@ -7,7 +7,8 @@ a share of the general default mix (`--general-share`) keeps the model's manners
 chat JSONL: a user turn, then an assistant turn with `tool_calls`, arguments as a JSON string or an object, or with
 text) are checked against the tools (an unknown tool or arguments that break its schema: an error naming the line),
 a slice is held out for eval, and the rest are trained on and multiplied: the argument values found in the request
-text are swapped for new values of the same parameter, in the text and the call alike.
+text are swapped for new values of the same parameter, in the text and the call alike, until the copies make up to a
+quarter of the training rows (EXAMPLE_SHARE; at least MIN_VARIANTS copies of each).
 
 Writes OUT/train.jsonl, valid.jsonl (generated rows held out), heldout_requests.jsonl (the single-turn held-out rows in
 eval.specialist's request format), heldout_examples.jsonl, and stats.json last (a folder without it is unfinished).
@@ -36,7 +37,8 @@ from nanoagent.toolsets import ToolSetError, load_toolset
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 ROW_CODE = ("data_recipes", "nanoagent/record.py", "nanoagent/render.py", "nanoagent/toolsets.py")  # train.dft checks
-VARIANTS_PER_EXAMPLE = 24  # value-swapped copies of each training example
+EXAMPLE_SHARE = 0.25  # the share of the training rows made from the user's examples (value-swapped copies)
+MIN_VARIANTS = 24  # value-swapped copies of each call example, at least
 GENERAL_MAX_CHARS = 1600  # about 450 tokens of JSON
 TEXT_EXAMPLE_COPIES = 4    # copies of an example answered in text (nothing in it to swap)
 
@@ -185,9 +187,11 @@ def build(tools_path: str, out: str, examples_path: str | None = None, rows: int
         notes.append(f"no examples left for training after holding out {held_n} for eval: training on the tool "
                      "schemas alone")
     from_examples, unswappable = [], 0
+    calling = sum(1 for ex in used if ex["messages"][-1].get("tool_calls"))
+    variants = max(MIN_VARIANTS, round(EXAMPLE_SHARE * rows / max(1, calling)))  # examples are the best rows there are
     for ex in used:
         calls = ex["messages"][-1].get("tool_calls")
-        copies = multiply(ex, source, rng, VARIANTS_PER_EXAMPLE) if calls else []
+        copies = multiply(ex, source, rng, variants) if calls else []
         unswappable += bool(calls) and not copies
         from_examples += [ex] * (1 if calls else TEXT_EXAMPLE_COPIES) + copies
     if unswappable:

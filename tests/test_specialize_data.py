@@ -159,6 +159,17 @@ def test_build_writes_splits_and_holds_out_examples(tmp_path):
     assert not (tmp_path / "data.partial").exists() and (out / "stats.json").is_file()
 
 
+def test_examples_make_up_to_a_quarter_of_the_rows(tmp_path):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    ex = tmp_path / "ex.jsonl"
+    ex.write_text("\n".join(example(f"status of P0{i}", [("get_printer_status", {"printer_id": f"P0{i}"})])
+                            for i in range(1, 9)) + "\n")
+    stats = build(str(tools), str(tmp_path / "data"), str(ex), rows=1600, valid_rows=10, seed=1, say=lambda *_: None)
+    share = stats["sources"]["examples"] / stats["outputs"]["train"]
+    assert 0.12 < share <= 0.25 and stats["sources"]["examples"] > 6 * 24  # more than the minimum copies each
+
+
 def test_one_example_is_held_out_and_training_goes_on(tmp_path, capsys):
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps({"tools": [{"name": t["function"]["name"], "description": "",
