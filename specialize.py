@@ -50,15 +50,15 @@ def digest(path: str | None) -> str | None:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else None
 
 
-def tool_tokens(tools_path: str, model: str, system: str | None) -> int:
-    """Tokens of the prompt every row shares: the system turn with the tool list, in the compact format."""
+def tool_tokens(tools_path: str, model: str, system: str | None, prompt_format: str = "compact") -> int:
+    """Tokens of the prompt every row shares: the system turn with the tool list, in the model's prompt format."""
     from nanoagent.models import load_tokenizer
     from nanoagent.render import FORMATS, render_prompt
     from nanoagent.toolsets import load_toolset
 
     tokenizer = load_tokenizer(model)
     msgs = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": ""}]
-    return len(render_prompt(msgs, load_toolset(tools_path).tools, tokenizer, FORMATS["compact"]))
+    return len(render_prompt(msgs, load_toolset(tools_path).tools, tokenizer, FORMATS[prompt_format]))
 
 
 def plan(args, out: Path, max_length: int) -> list[Stage]:
@@ -69,7 +69,8 @@ def plan(args, out: Path, max_length: int) -> list[Stage]:
     data_cmd += ["--examples", args.examples] if args.examples else []
     data_cmd += ["--system", args.system] if args.system else []
     train_cmd = [py, "-m", "train.dft", "--model", args.base, "--data", str(data), "--run-dir", str(out / "train"),
-                 "--loss", "sft", "--fine-tune", "full", "--no-pack", "--share-prefix", "--prompt-format", "compact",
+                 "--loss", "sft", "--fine-tune", "full", "--no-pack", "--share-prefix",
+                 "--prompt-format", args.prompt_format,
                  "--max-length", str(max_length), "--batch-size", str(args.batch_size), "--grad-accum", "1",
                  "--steps", str(args.steps), "--learning-rate", str(args.learning_rate),
                  "--warmup-steps", str(max(1, args.steps // 10)), "--val-every", str(args.steps),
@@ -132,10 +133,10 @@ def run(args) -> int:
                 "examples_sha256": digest(args.examples),
                 "base": args.base, "seed": args.seed, "rows": args.rows, "steps": args.steps,
                 "batch_size": args.batch_size, "learning_rate": args.learning_rate, "system": args.system,
-                "prefix_grad": args.prefix_grad,
+                "prefix_grad": args.prefix_grad, "prompt_format": args.prompt_format,
                 "test": args.test and str(Path(args.test).resolve())}
     check_out(out, settings, args.force)
-    shared = tool_tokens(args.tools, args.base, args.system)
+    shared = tool_tokens(args.tools, args.base, args.system, args.prompt_format)
     if shared > MAX_TOOL_TOKENS:
         raise SpecializeError(f"the tool list takes {shared} tokens in the prompt (the most this command trains on "
                               f"is {MAX_TOOL_TOKENS}); shorten the descriptions, or split the tools into sets of "
@@ -262,7 +263,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--prefix-grad", action=argparse.BooleanOptionalAction, default=True,
                    help="let the gradient flow through the tool list's pass (default); --no-prefix-grad runs it "
                         "forward only: 1.5x faster steps, an approximation")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--prompt-format", default="compact", choices=["compact", "signatures"],
+                   help="how the prompt lists the tools: `compact` (each spec as JSON) or `signatures` (one short "
+                        "line per tool: name, arguments, enum values, description; about a quarter of the tokens); "
+                        "stored with the model, so eval and serve use it (default compact)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the data and the training order (default 0)")
     p.add_argument("--force", action="store_true", help="start the run in --out over with the settings given now")
     return p
 

@@ -55,12 +55,14 @@ TOOLS_FORMAT = (
 
 @dataclass(frozen=True)
 class PromptFormat:
-    """How the system turn lists the tools: `before` the spec lines, the specs one per line as JSON with
-    `separators` (json.dumps's; None: its default ", " and ": "), then `after`."""
+    """How the system turn lists the tools: `before` the tool lines, one line per tool, then `after`. A line is the
+    spec as JSON with `separators` (json.dumps's; None: its default ", " and ": "), or with `signatures` a one-line
+    signature: `name(arg: type, optional?: type, choice: "a"|"b") - description` (tool_signature)."""
     name: str
     before: str
     after: str
     separators: tuple[str, str] | None = None
+    signatures: bool = False
 
     def __post_init__(self):
         # chat_template writes the newline before each spec, and filters.token_counts the one after it
@@ -69,11 +71,12 @@ class PromptFormat:
                              "a newline and </tools>")
 
 
+COMPACT_AFTER = ('\n</tools>\nTo call a function, reply <tool_call>\n{"name": <function-name>, "arguments": '
+                 '<args-json-object>}\n</tool_call>\nIf none fits, answer in plain text.')
 FORMATS = {f.name: f for f in (
     PromptFormat("standard", TOOLS_PREAMBLE + "<tools>\n", "\n</tools>\n\n" + TOOLS_FORMAT),
-    PromptFormat("compact", "# Tools\n<tools>\n",
-                 '\n</tools>\nTo call a function, reply <tool_call>\n{"name": <function-name>, "arguments": '
-                 '<args-json-object>}\n</tool_call>\nIf none fits, answer in plain text.', (",", ":")),
+    PromptFormat("compact", "# Tools\n<tools>\n", COMPACT_AFTER, (",", ":")),
+    PromptFormat("signatures", "# Tools\n<tools>\n", COMPACT_AFTER, signatures=True),
 )}
 DEFAULT_FORMAT = FORMATS["standard"]
 
@@ -99,10 +102,38 @@ def tool_json(tool: dict, separators: tuple[str, str] | None = None) -> str:
     return json.dumps(tool.get("function", tool), ensure_ascii=False, separators=separators)
 
 
+def tool_signature(tool: dict) -> str:
+    """One tool as a signature line: `name(arg: type, optional?: type, choice: "a"|"b") - description`. A parameter
+    shows its enum's values (as JSON), an array of enum items `list of "a"|"b"`, else its JSON-Schema type, else
+    `any`; `?` marks one that is not required."""
+    fn = tool.get("function", tool)
+    params = fn.get("parameters") or {}
+    props, required = params.get("properties") or {}, params.get("required") or []
+    args = []
+    for name, schema in props.items():
+        if isinstance(schema, dict) and "enum" in schema:
+            kind = "|".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+        elif isinstance(schema, dict) and schema.get("type") == "array" and isinstance(schema.get("items"), dict) \
+                and "enum" in schema["items"]:
+            kind = "list of " + "|".join(json.dumps(v, ensure_ascii=False) for v in schema["items"]["enum"])
+        elif isinstance(schema, dict) and isinstance(schema.get("type"), str):
+            kind = schema["type"]
+        else:
+            kind = "any"
+        args.append(f"{name}{'' if name in required else '?'}: {kind}")
+    description = fn.get("description") or ""
+    return f"{fn['name']}({', '.join(args)})" + (f" - {description}" if description else "")
+
+
+def tool_line(tool: dict, fmt: PromptFormat = DEFAULT_FORMAT) -> str:
+    """One tool's line inside <tools></tools> in `fmt`."""
+    return tool_signature(tool) if fmt.signatures else tool_json(tool, fmt.separators)
+
+
 def system_text(system: str, tools: Sequence[dict], fmt: PromptFormat = DEFAULT_FORMAT) -> str:
     if not tools:
         return system
-    lines = "\n".join(tool_json(t, fmt.separators) for t in tools)
+    lines = "\n".join(tool_line(t, fmt) for t in tools)
     head = f"{system}\n\n" if system else ""
     return f"{head}{fmt.before}{lines}{fmt.after}"
 
@@ -190,11 +221,36 @@ def _jinja_literal(s: str) -> str:
     return json.dumps(s)  # a JSON string is a valid Jinja string literal with the same escapes
 
 
+# tool_signature in Jinja: the newline before the line, then the signature
+SIGNATURE_JINJA = (
+    "{%- set params = tool['parameters'] if tool['parameters'] is defined and tool['parameters'] else {} -%}"
+    "{%- set props = params['properties'] if params['properties'] is defined and params['properties'] else {} -%}"
+    "{%- set req = params['required'] if params['required'] is defined and params['required'] else [] -%}"
+    "{{- '\\n' + tool['name'] + '(' -}}"
+    "{%- for name, p in props.items() -%}"
+    "{%- if not loop.first -%}{{- ', ' -}}{%- endif -%}"
+    "{{- name + ('' if name in req else '?') + ': ' -}}"
+    "{%- if p is mapping and p['enum'] is defined -%}"
+    "{%- for v in p['enum'] -%}{%- if not loop.first -%}{{- '|' -}}{%- endif -%}{{- v | tojson -}}{%- endfor -%}"
+    "{%- elif p is mapping and p['type'] is defined and p['type'] == 'array' and p['items'] is defined"
+    " and p['items'] is mapping and p['items']['enum'] is defined -%}{{- 'list of ' -}}"
+    "{%- for v in p['items']['enum'] -%}{%- if not loop.first -%}{{- '|' -}}{%- endif -%}{{- v | tojson -}}"
+    "{%- endfor -%}"
+    "{%- elif p is mapping and p['type'] is defined and p['type'] is string -%}{{- p['type'] -}}"
+    "{%- else -%}{{- 'any' -}}{%- endif -%}"
+    "{%- endfor -%}"
+    "{{- ')' -}}"
+    "{%- if tool['description'] is defined and tool['description'] -%}{{- ' - ' + tool['description'] -}}"
+    "{%- endif -%}"
+)
+
+
 # Every piece of output goes through {{ }} and every tag trims whitespace on both sides, so the result does not
 # depend on trim_blocks / lstrip_blocks (transformers sets them, other Jinja engines may not).
 def chat_template(fmt: PromptFormat = DEFAULT_FORMAT) -> str:
     """The Jinja chat template that renders exactly as `render_text` does in `fmt`."""
     tojson = "tojson" if fmt.separators is None else f"tojson(separators={fmt.separators!r})"
+    line = SIGNATURE_JINJA if fmt.signatures else "{{- '\\n' + (tool | " + tojson + ") -}}"
     return (
         "{%- set sys = messages[0]['content'] if messages and messages[0]['role'] == 'system' else '' -%}"
         "{%- if tools -%}"
@@ -203,7 +259,7 @@ def chat_template(fmt: PromptFormat = DEFAULT_FORMAT) -> str:
         "{{- " + _jinja_literal(fmt.before.removesuffix("\n")) + " -}}"
         "{%- for tool in tools -%}"
         "{%- if tool['function'] is defined -%}{%- set tool = tool['function'] -%}{%- endif -%}"
-        "{{- '\\n' + (tool | " + tojson + ") -}}"
+        + line +
         "{%- endfor -%}"
         "{{- " + _jinja_literal(fmt.after + IM_END + "\n") + " -}}"
         "{%- elif messages and messages[0]['role'] == 'system' -%}"

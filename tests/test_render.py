@@ -12,6 +12,15 @@ WEATHER = {"type": "function", "function": {"name": "get_weather", "description"
 SEARCH = {"name": "search", "description": 'Search "docs"\nwith quotes', "parameters": {
     "type": "object", "properties": {"q": {"type": "string"}, "filters": {"type": "object"}}}}
 
+BOOK = {"type": "function", "function": {"name": "book_room", "description": "Réserver une salle", "parameters": {
+    "type": "object", "required": ["room", "size"], "properties": {
+        "room": {"type": "string", "enum": ["Aula", "Salle 2", "東"], "description": "which room"},
+        "size": {"type": "integer", "minimum": 1}, "tags": {"type": "array", "items": {"type": "string"}},
+        "needs": {"type": "array", "items": {"enum": ["beamer", "café"]}},
+        "when": {"type": ["string", "null"]}, "extra": {}, "level": {"enum": [1, 2.5, True, None]},
+        "where": {"type": "object", "properties": {"floor": {"type": "integer"}}}}}}}
+BARE = {"name": "ping", "parameters": {}}
+
 
 def call(name, **args):
     return {"type": "function", "function": {"name": name, "arguments": args}}
@@ -36,6 +45,9 @@ CASES = {
         {"role": "assistant", "content": "", "tool_calls": [call("search", q="x = {\"a\": [1, 2]}",
                                                                   filters={"lang": "py", "n": 3.5, "ok": True})]},
         {"role": "tool", "content": "no results\n\n"}, {"role": "assistant", "content": "Nothing found."}]},
+    "tools with enums, optional and untyped parameters": {"tools": [BOOK, BARE, WEATHER], "messages": [
+        {"role": "user", "content": "Book the Aula for 12"},
+        {"role": "assistant", "content": "", "tool_calls": [call("book_room", room="Aula", size=12)]}]},
     "no tool fits": {"tools": [WEATHER], "messages": [
         {"role": "user", "content": "Tell me a joke"}, {"role": "assistant", "content": "Why did the ... 🐔"}]},
     "code and whitespace": {"messages": [
@@ -129,10 +141,11 @@ def test_llama_cpp_python_jinja_formatter_renders_each_format(fmt):
     """llama-cpp-python's chat handler (what create_chat_completion uses on a GGUF's template) gives our text."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    rec = Record.from_dict(CASES["multi-turn with parallel calls and results"])
     formatter = Jinja2ChatFormatter(chat_template(FORMATS[fmt]), eos_token="<|im_end|>", bos_token="<|im_start|>")
-    out = formatter(messages=rec.messages[:2], tools=rec.tools)
-    assert out.prompt == render_text(rec.messages[:2], rec.tools, add_generation_prompt=True, fmt=FORMATS[fmt])
+    for case in ("multi-turn with parallel calls and results", "tools with enums, optional and untyped parameters"):
+        rec = Record.from_dict(CASES[case])
+        out = formatter(messages=rec.messages[:2], tools=rec.tools)
+        assert out.prompt == render_text(rec.messages[:2], rec.tools, add_generation_prompt=True, fmt=FORMATS[fmt])
 
 
 def test_compact_format_is_shorter_and_says_the_same_protocol(tiny_tok):
@@ -146,8 +159,18 @@ def test_compact_format_is_shorter_and_says_the_same_protocol(tiny_tok):
     assert render_text(rec.messages, []) == render_text(rec.messages, [], fmt=FORMATS["compact"])  # no tools: same
 
 
+def test_signatures_list_each_tool_on_one_short_line(tiny_tok):
+    rec = Record.from_dict(CASES["tools with enums, optional and untyped parameters"])
+    text = render_text(rec.messages, rec.tools, fmt=FORMATS["signatures"])
+    assert ('\nbook_room(room: "Aula"|"Salle 2"|"東", size: integer, tags?: array, needs?: list of "beamer"|"café", '
+            'when?: any, extra?: any, level?: 1|2.5|true|null, where?: object) - Réserver une salle\nping()\n'
+            'get_weather(city: string) - Météo ☀️ for a city\n</tools>') in text
+    assert len(render(rec, tiny_tok, FORMATS["signatures"])[0]) < len(render(rec, tiny_tok, FORMATS["compact"])[0])
+    assert sum(render(rec, tiny_tok, FORMATS["signatures"])[1]) == sum(render(rec, tiny_tok)[1])
+
+
 def test_format_names_resolve_and_unknown_ones_name_the_choices():
     assert format_named(None) is FORMATS["standard"] and format_named("compact") is FORMATS["compact"]
     assert CHAT_TEMPLATE == chat_template(FORMATS["standard"])
-    with pytest.raises(PromptFormatError, match="unknown prompt format 'terse'.*standard, compact"):
+    with pytest.raises(PromptFormatError, match="unknown prompt format 'terse'.*standard, compact, signatures"):
         format_named("terse")

@@ -67,11 +67,13 @@ def test_a_tool_list_too_long_says_its_size(tmp_path, tools, capsys, monkeypatch
 
 def test_the_plan_follows_the_settings(tmp_path, tools):
     args = SimpleNamespace(tools=str(tools), examples=None, system=None, base="embedded", rows=100, seed=1,
-                           steps=10, batch_size=4, learning_rate=1e-4, test=None, prefix_grad=True)
+                           steps=10, batch_size=4, learning_rate=1e-4, test=None, prefix_grad=True,
+                           prompt_format="signatures")
     stages = {s.name: s for s in specialize.plan(args, tmp_path, 1024)}
     assert list(stages) == list(specialize.STAGES)
     train = stages["train"].commands[0]
     assert "--share-prefix" in train and "--no-pack" in train and train[train.index("--max-length") + 1] == "1024"
+    assert train[train.index("--prompt-format") + 1] == "signatures"
     evals = [c for c in stages["eval"].commands if "eval.specialist" in c]
     assert len(evals) == 2 and not any("--examples" in c for c in evals)  # no examples given: none held out
     args.examples, args.test = "ex.jsonl", "req.jsonl"
