@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.config import HelpFormatter
 from nanoagent.heldout import HELDOUT_TEXT
 from nanoagent.render import DEFAULT_FORMAT, render_prompt, render_text
 
@@ -284,8 +285,9 @@ def summary_lines(report: dict, qtype: str | None = None) -> list[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m export.parity", description=__doc__.split("\n")[0])
-    p.add_argument("gguf")
+    p = argparse.ArgumentParser(prog="python -m export.parity", description=__doc__.split("\n")[0],
+                                formatter_class=HelpFormatter)
+    p.add_argument("gguf", help="the .gguf file to check")
     p.add_argument("--model", default="embedded", help="the source the GGUF was exported from (default: embedded)")
     args = p.parse_args(argv)
     from nanoagent.gguf_import import GGUFImportError, open_gguf
