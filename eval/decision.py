@@ -103,6 +103,7 @@ def main(argv=None) -> int:
         return 2
     from nanoagent.gguf_import import GGUFImportError
     from nanoagent.models import load
+    from nanoagent.progress import progress_bar
     from nanoagent.prompt_format import stored_format
 
     try:
@@ -115,7 +116,8 @@ def main(argv=None) -> int:
     result = {"kind": "decision", "label": label, "settings": asdict(cfg), "machine": machine_info(), "suites": {}}
     for name, items in loaded.items():
         t0 = time.perf_counter()
-        rows = call_probabilities(model, tokenizer, items, prompt_fmt)
+        with progress_bar(len(items), f"P(call) on {name}", unit="prompt") as bar:
+            rows = call_probabilities(model, tokenizer, items, prompt_fmt, progress=bar.update)
         result["suites"][name] = {**summarize(rows, cfg.min_calls_kept), "seconds": round(time.perf_counter() - t0, 1),
                                   "items": rows}
         s = result["suites"][name]
