@@ -50,6 +50,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.atomic import write_json
+from nanoagent.config import HelpFormatter
 from nanoagent.metrics import read_metrics
 from nanoagent.models import EMBEDDED, ModelLoadError, load
 from nanoagent.record import DEMO_RECORD, Record
@@ -319,12 +320,13 @@ def _summary(rows, out: Path, Console, Table) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES, metavar="STAGE",
                         help=f"stages to run, in pipeline order (default: all of {', '.join(STAGES)})")
     parser.add_argument("--out", default="runs/pipeline", help="folder for every stage's outputs")
     parser.add_argument("--force", action="store_true", help="run the stages again even when already done")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the data build, the SFT run and the GRPO run")
     parser.add_argument("--sft-steps", type=int, default=12, help="optimizer steps of the SFT run (packed 2x1024)")
     parser.add_argument("--validity-n", type=int, default=8, help="held-out tool-call prompts scored before/after SFT")
     parser.add_argument("--grpo-steps", type=int, default=2, help="GRPO steps (2 tasks x 4 rollouts each)")

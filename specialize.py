@@ -32,6 +32,7 @@ from pathlib import Path
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 from nanoagent.atomic import write_json
+from nanoagent.config import HelpFormatter
 from nanoagent.models import EMBEDDED
 from pipeline import Stage, run_stages
 
@@ -247,7 +248,8 @@ def write_report(out: Path, timings: dict) -> Path:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="nanoagent specialize", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="nanoagent specialize", description=__doc__.splitlines()[0],
+                                formatter_class=HelpFormatter)
     p.add_argument("--tools", required=True, help="OpenAI tools list, MCP tools/list result or OpenAPI 3 (JSON/YAML)")
     p.add_argument("--out", required=True, help="run folder (new, or this command's own to resume)")
     p.add_argument("--examples", help="JSONL of OpenAI chat examples for these tools; a quarter is held out for eval")
@@ -265,9 +267,9 @@ def parser() -> argparse.ArgumentParser:
                         "forward only: 1.5x faster steps, an approximation")
     p.add_argument("--prompt-format", default="compact", choices=["compact", "signatures"],
                    help="how the prompt lists the tools: `compact` (each spec as JSON) or `signatures` (one short "
-                        "line per tool: name, arguments, enum values, description; about a quarter of the tokens); "
+                        "line per tool: name, arguments, enum values, description; about a third of the tokens); "
                         "stored with the model, so eval and serve use it (default compact)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the data and the training order (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated data and of the training run")
     p.add_argument("--force", action="store_true", help="start the run in --out over with the settings given now")
     return p
 

@@ -45,6 +45,7 @@ from data_recipes.load import SourceFileError, SyntheticRows, hub_status, load_r
 from data_recipes.mix import mix
 from data_recipes.recipe import FilterConfig, Recipe, RecipeError, load_recipe, parse_override
 from data_recipes.report import print_summary, publish, write_outputs
+from nanoagent.config import HelpFormatter
 from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError
 
@@ -370,7 +371,8 @@ def check_synthetic_capacity(entries_rows: int, dups: int, distinct: int) -> Non
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m data_recipes.build", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m data_recipes.build", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("--config", "--recipe", dest="recipe",
                     help="recipe YAML (default: data_recipes/recipes/default.yaml); --recipe is the same flag")
     ap.add_argument("--out", help="output folder (recipe: out)")

@@ -22,6 +22,7 @@ from difflib import SequenceMatcher, get_close_matches
 from pathlib import Path
 
 from data_recipes.synthetic import DEFAULT_KINDS, example
+from nanoagent.config import HelpFormatter
 from nanoagent.suites import load_suite
 
 
@@ -79,7 +80,8 @@ def names(tools) -> list[str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m data_recipes.name_families", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m data_recipes.name_families", description=__doc__.split("\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("--results", nargs="+", metavar="FILE", default=[
         f"eval/results/quality/toolcall_quality-cpu-{arm}-q8_0-parallel_multiple.json"
         for arm in ("b46-seed2", "settings-seed2")], help="result files holding parallel_multiple (default: %(default)s)")

@@ -31,6 +31,7 @@ import jsonschema
 from data_recipes.synthetic.from_schema import SchemaToolError
 from data_recipes.synthetic.generate import generate
 from data_recipes.synthetic.specialist import SpecialistSource
+from nanoagent.config import HelpFormatter
 from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError, jsonl_lines
 from nanoagent.toolsets import ToolSetError, load_toolset
@@ -249,7 +250,8 @@ def build(tools_path: str, out: str, examples_path: str | None = None, rows: int
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m data_recipes.specialize", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m data_recipes.specialize", description=__doc__.splitlines()[0],
+                                formatter_class=HelpFormatter)
     p.add_argument("--tools", required=True, help="the tool set: an OpenAI tools list, an MCP tools/list result or "
                                                   "an OpenAPI 3 document (JSON or YAML)")
     p.add_argument("--out", required=True, help="folder to write (replaced when it exists)")

@@ -33,6 +33,7 @@ import sys
 from eval.compare import CompareError, read_runs
 from nanoagent.bfcl_data import BFCLDataMissing, load
 from nanoagent.checker import value_matches
+from nanoagent.config import HelpFormatter
 
 MULTI_CALL_SUITES = ("parallel", "parallel_multiple")
 
@@ -141,7 +142,8 @@ def render(label: str, suite: str, table: dict, carry: dict | None = None, repea
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.call_counts", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.call_counts", description=__doc__.split("\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files")
     ap.add_argument("--suites", default=",".join(MULTI_CALL_SUITES), help="comma-separated BFCL suites")
     ap.add_argument("--json", action="store_true", help="print the tables as JSON")

@@ -41,12 +41,13 @@ from nanoagent.tasks.evaluate import TestsCannotRun, check_tests_ran
 class CodingConfig(EvalConfig):
     tasks: str = field(default="held-out", metadata={"help": "held-out | train | humaneval[:N] | PATH"})
     samples: int = field(default=1, metadata={"help": "runs per task (pass@k needs k samples and temperature > 0)"})
-    max_turns: int = 8
-    max_tokens_per_turn: int = 256
-    token_budget: int = 4096
-    context_limit: int = 8192
-    wall_time: float = 300.0
-    command_timeout: float = 20.0
+    max_turns: int = field(default=8, metadata={"help": "model calls per run"})
+    max_tokens_per_turn: int = field(default=256, metadata={"help": "new tokens per model call"})
+    token_budget: int = field(default=4096, metadata={"help": "a run stops when its generated tokens reach this"})
+    context_limit: int = field(default=8192, metadata={"help": "a run stops when prompt + reply of a call reach "
+                                                               "this many tokens"})
+    wall_time: float = field(default=300.0, metadata={"help": "seconds per run"})
+    command_timeout: float = field(default=20.0, metadata={"help": "seconds per shell command"})
     trajectories: str | None = field(default=None, metadata={"help": "folder to save each run's trajectory in"})
 
 

@@ -33,6 +33,7 @@ import json
 import sys
 from pathlib import Path
 
+from nanoagent.config import HelpFormatter
 from nanoagent.stats import mean, paired_bootstrap_ci, runs_bootstrap_ci
 
 
@@ -189,7 +190,8 @@ def table(rows: dict, label_a: str, label_b: str, margin: float | None = None) -
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("a", help="result A (eval.toolcall JSON), e.g. the MLX run; or an arm's runs, comma-joined")
     ap.add_argument("b", help="result B, e.g. the Q8_0 run of the same model; or the other arm's runs")
     ap.add_argument("--suites", help="comma-separated suites (default: every suite both hold)")

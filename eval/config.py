@@ -28,8 +28,8 @@ class EvalConfig:
     sample: str = field(default="random", metadata={"help": "random: a seeded random sample of --limit; first: "
                                                             "the first --limit"})
     sample_seed: int = field(default=0, metadata={"help": "seed of the random sample"})
-    temperature: float = 0.0
-    seed: int = 0
+    temperature: float = field(default=0.0, metadata={"help": "sampling temperature; 0: greedy"})
+    seed: int = field(default=0, metadata={"help": "seed of the sampling and of the bootstrap intervals"})
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
     constrain: bool = field(default=False, metadata={"help": "decode tool calls under the offered tools' grammar "
                                                             "(nanoagent.constrain); off: the model's own ability"})
@@ -47,7 +47,8 @@ class EvalConfig:
     label: str | None = field(default=None, metadata={"help": "name of this run in reports (default: from model)"})
     out_dir: str | None = field(default=None, metadata={"help": "results folder (default eval/results)"})
     name: str | None = field(default=None, metadata={"help": "result file name without .json"})
-    bootstrap_samples: int = BOOTSTRAP_SAMPLES
+    bootstrap_samples: int = field(default=BOOTSTRAP_SAMPLES, metadata={"help": "resamples of the bootstrap 95% "
+                                                                              "confidence intervals"})
 
 
 def prompt_format_used(cfg) -> str | None:

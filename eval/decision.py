@@ -48,7 +48,7 @@ class DecisionConfig:
     model: str = field(default="embedded", metadata={"help": "embedded | MLX folder | run folder | .gguf"})
     suites: list[str] = field(default_factory=lambda: ["valid"], metadata={"help": "suites, comma-separated"})
     n: int = field(default=100, metadata={"help": "items per suite, a seeded random sample (0: all)"})
-    seed: int = 0
+    seed: int = field(default=0, metadata={"help": "seed of the --n sample"})
     label: str | None = field(default=None, metadata={"help": "name of the result file (default: from --model)"})
     out_dir: str = field(default="eval/results/decision", metadata={"help": "'' writes no file"})
     min_calls_kept: float = field(default=MIN_CALLS_KEPT,
@@ -82,7 +82,7 @@ def summarize(rows: list[dict], min_calls_kept: float = MIN_CALLS_KEPT) -> dict:
 
 def main(argv=None) -> int:
     try:
-        cfg = layered.load(DecisionConfig, argv, description=__doc__.splitlines()[0])
+        cfg = layered.load(DecisionConfig, argv, description=__doc__.split("\n\n")[0])
         if not 0.0 <= cfg.min_calls_kept <= 1.0:
             raise ConfigError(f"--min-calls-kept must be a share between 0 and 1, got {cfg.min_calls_kept}")
         if cfg.n < 0:
@@ -103,6 +103,7 @@ def main(argv=None) -> int:
         return 2
     from nanoagent.gguf_import import GGUFImportError
     from nanoagent.models import load
+    from nanoagent.progress import progress_bar
     from nanoagent.prompt_format import stored_format
 
     try:
@@ -115,7 +116,8 @@ def main(argv=None) -> int:
     result = {"kind": "decision", "label": label, "settings": asdict(cfg), "machine": machine_info(), "suites": {}}
     for name, items in loaded.items():
         t0 = time.perf_counter()
-        rows = call_probabilities(model, tokenizer, items, prompt_fmt)
+        with progress_bar(len(items), f"P(call) on {name}", unit="prompt") as bar:
+            rows = call_probabilities(model, tokenizer, items, prompt_fmt, progress=bar.update)
         result["suites"][name] = {**summarize(rows, cfg.min_calls_kept), "seconds": round(time.perf_counter() - t0, 1),
                                   "items": rows}
         s = result["suites"][name]

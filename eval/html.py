@@ -31,6 +31,7 @@ from pathlib import Path
 from matplotlib.ticker import MaxNLocator
 
 from nanoagent.atomic import write_text
+from nanoagent.config import HelpFormatter
 from nanoagent.metrics import read_metrics
 from eval.report import _cell, _pct, latest, suite_names
 from eval.results import load_runs
@@ -362,14 +363,18 @@ def build_report(folder: Path) -> tuple[str, list[str]]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval.html", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m eval.html", description=__doc__.splitlines()[0],
+                                formatter_class=HelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("report", help="a pipeline, train run or eval results folder -> one HTML page")
-    r.add_argument("folder")
-    r.add_argument("--out", default="report.html")
-    t = sub.add_parser("trajectories", help="a trajectory JSON, a folder of them or a JSONL -> one HTML viewer")
-    t.add_argument("path")
-    t.add_argument("--out", default="viewer.html")
+    what = "a pipeline, train run or eval results folder -> one HTML page"
+    r = sub.add_parser("report", help=what, description=what, formatter_class=HelpFormatter)
+    r.add_argument("folder", help="a pipeline output folder, a train.dft or train.grpo run folder, or a folder of "
+                                  "eval result files")
+    r.add_argument("--out", default="report.html", help="the HTML file to write")
+    what = "a trajectory JSON, a folder of them or a JSONL -> one HTML viewer"
+    t = sub.add_parser("trajectories", help=what, description=what, formatter_class=HelpFormatter)
+    t.add_argument("path", help="a trajectory JSON file, a folder of them or a JSONL of trajectories")
+    t.add_argument("--out", default="viewer.html", help="the HTML file to write")
     args = p.parse_args(argv)
     src = Path(args.folder if args.command == "report" else args.path)
     if not src.exists():

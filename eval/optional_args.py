@@ -29,6 +29,7 @@ from collections import Counter, defaultdict
 
 from eval.compare import CompareError, read_result
 from nanoagent.checker import OMITTABLE, check_calls, spec_index, stated_optional, value_matches
+from nanoagent.config import HelpFormatter
 from nanoagent.suites import SuiteError, load_suite
 
 
@@ -153,7 +154,7 @@ def count_result(result: dict, suites: list[str] | None = None, examples: int = 
 def per_suite_main(argv, prog: str, doc: str, counter, examples_help: str, print_suite) -> int:
     """The command line that eval.optional_args and eval.argument_names share: result files in, `counter` run on
     each file's calling suites, then JSON or each suite's table printed by `print_suite(suite, table)`."""
-    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files (eval/results/...)")
     ap.add_argument("--suites", help="comma-separated suites (default: every suite in each file that expects calls)")
     ap.add_argument("--examples", type=int, default=3, help=f"{examples_help} (default: 3)")

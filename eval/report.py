@@ -25,6 +25,7 @@ from pathlib import Path
 
 from nanoagent.atomic import write_text
 from nanoagent.bfcl_table import bfcl_table
+from nanoagent.config import HelpFormatter
 from eval.results import DEFAULT_DIR, load_runs
 
 START, END = "<!-- eval-table:start -->", "<!-- eval-table:end -->"
@@ -188,8 +189,10 @@ def update_readme(readme: Path, table: str, start: str = START, end: str = END) 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description="Markdown table and PNG charts comparing eval runs")
-    p.add_argument("--results", default=str(DEFAULT_DIR), help="folder of result JSON files (searched recursively)")
+    p = argparse.ArgumentParser(description="Markdown table and PNG charts comparing eval runs",
+                                formatter_class=HelpFormatter)
+    p.add_argument("--results", default=str(DEFAULT_DIR),
+                   help="folder of result JSON files, searched recursively (default: eval/results)")
     p.add_argument("--out", default=None, help="output folder (default: RESULTS/report)")
     p.add_argument("--labels", default=None,
                    help="only these run labels, comma-separated, in this order (default: every label, oldest first)")

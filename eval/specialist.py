@@ -66,7 +66,8 @@ class SpecialistConfig:
     system: str | None = field(default=None, metadata={"help": "system message before every request"})
     prompt_format: str | None = field(default=None, metadata={"help": "standard | compact (default: the model's)"})
     threads: int | None = field(default=None, metadata={"help": "CPU threads for llama.cpp (default: all cores)"})
-    bootstrap_samples: int = BOOTSTRAP_SAMPLES
+    bootstrap_samples: int = field(default=BOOTSTRAP_SAMPLES, metadata={"help": "resamples of the bootstrap 95% "
+                                                                              "confidence intervals"})
 
 
 def load_tools(path) -> list[dict]:

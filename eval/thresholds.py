@@ -22,6 +22,7 @@ import json
 import sys
 
 from eval.compare import CompareError, read_result
+from nanoagent.config import HelpFormatter
 from nanoagent.scoring import at_threshold
 from nanoagent.suites import SuiteError, load_suite
 
@@ -44,7 +45,8 @@ def suite_at(suite: str, outcomes: list[dict], thresholds: list[float]) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.thresholds", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.thresholds", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("results", nargs="+", help="eval.toolcall result JSON files")
     ap.add_argument("--thresholds", default="0.3,0.4,0.5", help="comma-separated, each in (0, 1) (default %(default)s)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")

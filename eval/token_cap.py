@@ -26,6 +26,7 @@ from pathlib import Path
 
 from eval.compare import CompareError, read_result
 from eval.config import ConfigError, EvalConfig, load_eval_backend
+from nanoagent.config import HelpFormatter
 from nanoagent.suites import SuiteError, load_suite
 
 
@@ -95,7 +96,8 @@ def rescore(backend, result: dict, max_tokens: int, suites: list[str] | None = N
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.token_cap", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.token_cap", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("result", help="an eval.toolcall result JSON file (eval/results/...)")
     ap.add_argument("--model", required=True, help="the model the result was made with (a .gguf or an MLX folder)")
     ap.add_argument("--max-tokens", type=int, default=512, help="the larger cap (default: 512)")

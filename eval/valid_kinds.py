@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from eval.compare import CompareError, read_arm
+from nanoagent.config import HelpFormatter
 from nanoagent.suites import DEFAULT_VALID_PATH, VALID
 
 MISSING = "(not in the file)"
@@ -83,7 +84,8 @@ def render(counts: dict[str, dict[str, Counter]]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.valid_kinds", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.valid_kinds", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("runs", nargs="+", help="eval.toolcall result files holding a valid suite, one per run")
     ap.add_argument("--valid", default=DEFAULT_VALID_PATH,
                     help=f"the validation file the runs were scored on (default: {DEFAULT_VALID_PATH})")

@@ -43,6 +43,7 @@ from collections import Counter
 from pathlib import Path
 
 from nanoagent.checker import normalize_string
+from nanoagent.config import HelpFormatter
 from nanoagent.suites import SuiteError, load_suite
 
 MESSAGE = re.compile(r"^(?:expected call \d+: )?(?P<fn>[^:]+): (?P<key>[^=\s]+)=(?P<value>.*) is not among (?P<allowed>.*)$", re.S)
@@ -203,7 +204,8 @@ def seen_split(result: dict, seen: set[str], suites: list[str] | None = None) ->
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.values", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.values", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("result", help="an eval.toolcall result JSON (eval/results/...)")
     ap.add_argument("--suites", help="comma-separated suites (default: every suite in the file)")
     ap.add_argument("--examples", type=int, default=3, help="examples shown per class (default: 3)")

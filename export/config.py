@@ -59,12 +59,14 @@ class HubConfig:
     token: str | None = field(default=None, metadata={"help": "Hub write token (default: $HF_TOKEN or the saved "
                                                               "login)"})
     endpoint: str | None = field(default=None, metadata={"help": "Hub API endpoint (default: huggingface_hub's)"})
-    license: str = "apache-2.0"
-    base_model: str = "HuggingFaceTB/SmolLM2-135M-Instruct"
+    license: str = field(default="apache-2.0", metadata={"help": "license in the model card's metadata"})
+    base_model: str = field(default="HuggingFaceTB/SmolLM2-135M-Instruct",
+                            metadata={"help": "Hub id of the base model, in the model card"})
     datasets: list[str] = field(default_factory=list, metadata={"help": "Hub ids of the training data"})
     tags: list[str] = field(default_factory=lambda: ["nanoagent", "tool-calling", "function-calling", "gguf", "mlx",
-                                                     "llama", "smollm2"])
-    commit_message: str = "nanoagent release"
+                                                     "llama", "smollm2"],
+                            metadata={"help": "tags in the model card's metadata, comma-separated"})
+    commit_message: str = field(default="nanoagent release", metadata={"help": "commit message of the upload"})
     check: bool = field(default=True, metadata={"help": "run the GGUF parity report while building the release "
                                                          "(default: on; slow for the 135M model)"})
     evals: list[str] = field(default_factory=list, metadata={"help": "eval result JSON files (eval.toolcall's) to "

@@ -7,7 +7,8 @@ Four checks, each a plain function returning a JSON-able dict:
     chat_format            llama.cpp's own chat formatting of our conversations against our renderer's token ids:
                            llama-cpp-python's Jinja handler with the GGUF's template (what create_chat_completion
                            uses) and llama.cpp's built-in C++ formatter (llama_chat_apply_template)
-`parity_report(gguf_path, model, tokenizer)` runs all four, prompting in the format the GGUF records.
+`parity_report(gguf_path, model, tokenizer)` runs all four, prompting in the format the GGUF records, under one
+progress bar on stderr (each check takes `progress`, called with 1 after each prompt it finishes).
 
 Usage:
     report = parity_report("out.gguf", model, tokenizer)      # model, tokenizer: nanoagent.models.load(...)
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
+from nanoagent.config import HelpFormatter
 from nanoagent.heldout import HELDOUT_TEXT
 from nanoagent.render import DEFAULT_FORMAT, render_prompt, render_text
 
@@ -56,6 +58,7 @@ CONVERSATIONS = [
                   "name": "get_weather", "arguments": {"city": "Tokyo", "units": "f"}}}]},
               {"role": "tool", "content": "{\"temp\": 71, \"sky\": \"clear\"}"}], [WEATHER]),
 ]
+TOOL_CONVERSATIONS = [c for c in CONVERSATIONS if c[0] == "tool"]
 CODE_TEXTS = [
     "def binary_search(items, target):\n    lo, hi = 0, len(items) - 1\n    while lo <= hi:\n        mid = (lo + hi) // 2\n"
     "        if items[mid] == target:\n            return mid\n",
@@ -63,12 +66,6 @@ CODE_TEXTS = [
     "    return json.loads(Path(path).read_text())\n",
 ]
 # Held-out text for perplexity: nanoagent/heldout.py (written for this project, in no training or eval set).
-
-
-def _bar(items, desc: str):
-    from tqdm import tqdm
-
-    return tqdm(items, desc=desc, unit="prompt", leave=False, disable=None)
 
 
 def prompts(tokenizer, fmt=DEFAULT_FORMAT) -> list[tuple[str, list[int]]]:
@@ -103,10 +100,15 @@ def mlx_logits(model, ids: list[int]) -> np.ndarray:
     return np.asarray(model(mx.array([ids]))[0].astype(mx.float32), dtype=np.float64)
 
 
-def next_token_agreement(llm, model, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
+def _tick(progress) -> None:
+    if progress is not None:
+        progress(1)
+
+
+def next_token_agreement(llm, model, tokenizer, fmt=DEFAULT_FORMAT, progress=None) -> dict:
     per_kind: dict[str, list[int]] = {}
     diffs, margins = [], []
-    for kind, ids in _bar(prompts(tokenizer, fmt), "next-token agreement"):
+    for kind, ids in prompts(tokenizer, fmt):
         ref, ours = llama_logits(llm, ids), mlx_logits(model, ids)
         same = ref.argmax(-1) == ours.argmax(-1)
         agg = per_kind.setdefault(kind, [0, 0])
@@ -115,6 +117,7 @@ def next_token_agreement(llm, model, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
         diffs.append(np.abs(ref - ours).mean(-1))
         top2 = np.sort(ours, -1)[:, -2:]
         margins += [float(top2[p, 1] - top2[p, 0]) for p in np.where(~same)[0]]
+        _tick(progress)
     agree, total = sum(a for a, _ in per_kind.values()), sum(t for _, t in per_kind.values())
     return {"agree": agree, "positions": total, "rate": agree / total,
             "per_kind": {k: {"agree": a, "positions": t, "rate": a / t} for k, (a, t) in per_kind.items()},
@@ -162,10 +165,10 @@ def _parsed(text: str, tools: list[dict]) -> dict:
                       for c in reply.tool_calls]}
 
 
-def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64, fmt=DEFAULT_FORMAT) -> dict:
+def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64, fmt=DEFAULT_FORMAT, progress=None) -> dict:
     stop = {tokenizer.eos_token_id}
     cases = []
-    for kind, msgs, tools in _bar([c for c in CONVERSATIONS if c[0] == "tool"], "greedy tool-call decoding"):
+    for kind, msgs, tools in TOOL_CONVERSATIONS:
         ids = render_prompt(msgs, tools, tokenizer, fmt)
         a, b = greedy_mlx(model, ids, max_tokens, stop), greedy_llama(llm, ids, max_tokens, stop)
         same_prefix = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
@@ -179,6 +182,7 @@ def greedy_tool_calls(llm, model, tokenizer, max_tokens: int = 64, fmt=DEFAULT_F
         cases.append({"prompt": msgs[-1]["content"][:60], "mlx": pa, "llama_cpp": pb, "same_parse": pa == pb,
                       "identical_tokens": a == b, "common_prefix_tokens": same_prefix, "divergence_margin": margin,
                       "mlx_text": text_a, "llama_cpp_text": text_b})
+        _tick(progress)
     return {"cases": cases, "same_parse": sum(c["same_parse"] for c in cases),
             "identical": sum(c["identical_tokens"] for c in cases), "total": len(cases),
             "with_calls": sum(bool(c["mlx"].get("calls")) for c in cases)}
@@ -190,9 +194,10 @@ def _nll(logits: np.ndarray, ids: list[int]) -> float:
     return float((lse - x[np.arange(len(ids) - 1), ids[1:]]).mean())
 
 
-def perplexity(llm, model, tokenizer, text: str = HELDOUT_TEXT) -> dict:
+def perplexity(llm, model, tokenizer, text: str = HELDOUT_TEXT, progress=None) -> dict:
     ids = list(tokenizer.encode(text, add_special_tokens=False))
     ppl_mlx, ppl_llama = float(np.exp(_nll(mlx_logits(model, ids), ids))), float(np.exp(_nll(llama_logits(llm, ids), ids)))
+    _tick(progress)
     return {"tokens": len(ids), "mlx": ppl_mlx, "llama_cpp": ppl_llama,
             "relative_diff": abs(ppl_llama - ppl_mlx) / ppl_mlx}
 
@@ -202,7 +207,7 @@ def _first_diff(a: list[int], b: list[int]) -> int | None:
     return None if a == b else i
 
 
-def chat_format(llm, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
+def chat_format(llm, tokenizer, fmt=DEFAULT_FORMAT, progress=None) -> dict:
     """llama.cpp's own chat formatting against our renderer (in the model's format), conversation by conversation."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -226,6 +231,7 @@ def chat_format(llm, tokenizer, fmt=DEFAULT_FORMAT) -> dict:
             builtin.append({"kind": kind, "identical_text": text == want, "comparable": plain,
                             **({"first_diff_char": pos, "ours": want[pos:pos + 40], "theirs": text[pos:pos + 40]}
                                if text != want else {})})
+        _tick(progress)
     return {"chat_handler": llm.chat_format, "jinja_identical": sum(j["identical"] for j in jinja),
             "total": len(jinja), "jinja": jinja, "builtin_cpp": builtin,
             "note": "the built-in C++ formatter takes only role/content (no tools, no tool_calls); it is compared "
@@ -250,17 +256,22 @@ def _builtin_format(llm, msgs: list[dict]) -> str | None:
     return buf.raw[:n].decode("utf-8", "replace") if 0 <= n <= len(buf) else None
 
 
-def parity_report(gguf_path, model, tokenizer, tool_tokens: int = 64) -> dict:
-    """All four checks, with prompts in the prompt format the GGUF records (nanoagent/prompt_format.py)."""
+def parity_report(gguf_path, model, tokenizer, tool_tokens: int = 64, progress: bool = True) -> dict:
+    """All four checks, with prompts in the prompt format the GGUF records (nanoagent/prompt_format.py); `progress`:
+    one bar over all their prompts."""
+    from nanoagent.progress import progress_bar
     from nanoagent.prompt_format import stored_format
 
     fmt = stored_format(str(gguf_path))
     llm = open_llama(gguf_path)
+    total = len(prompts(tokenizer, fmt)) + len(TOOL_CONVERSATIONS) + 1 + len(CONVERSATIONS)
     try:
-        return {"prompt_format": fmt.name, "next_token": next_token_agreement(llm, model, tokenizer, fmt),
-                "tool_calls": greedy_tool_calls(llm, model, tokenizer, tool_tokens, fmt),
-                "perplexity": perplexity(llm, model, tokenizer),
-                "chat_format": chat_format(llm, tokenizer, fmt)}
+        with progress_bar(total, "parity", unit="prompt", disable=not progress) as bar:
+            return {"prompt_format": fmt.name,
+                    "next_token": next_token_agreement(llm, model, tokenizer, fmt, bar.update),
+                    "tool_calls": greedy_tool_calls(llm, model, tokenizer, tool_tokens, fmt, bar.update),
+                    "perplexity": perplexity(llm, model, tokenizer, progress=bar.update),
+                    "chat_format": chat_format(llm, tokenizer, fmt, bar.update)}
     finally:
         llm.close()
 
@@ -284,8 +295,9 @@ def summary_lines(report: dict, qtype: str | None = None) -> list[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m export.parity", description=__doc__.split("\n")[0])
-    p.add_argument("gguf")
+    p = argparse.ArgumentParser(prog="python -m export.parity", description=__doc__.split("\n")[0],
+                                formatter_class=HelpFormatter)
+    p.add_argument("gguf", help="the .gguf file to check")
     p.add_argument("--model", default="embedded", help="the source the GGUF was exported from (default: embedded)")
     args = p.parse_args(argv)
     from nanoagent.gguf_import import GGUFImportError, open_gguf

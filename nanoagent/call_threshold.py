@@ -6,6 +6,7 @@ export carries it as metadata; `nanoagent run` / `serve` apply it by default, ev
 (`--call-threshold model`), so eval's default figures stay the model's own greedy decisions.
 
     rows = call_probabilities(model, tokenizer, items)   # P(first reply token opens a call), one forward pass each
+                                                         # (progress=bar.update: called with 1 after each item)
     info = choose_threshold(rows)            # rows: {"needs_call": bool, "p_call": float}; None without both kinds
                                              # best balanced accuracy keeping >= 90% of the calls (MIN_CALLS_KEPT),
                                              # at most 0.5 (MAX_THRESHOLD)
@@ -24,10 +25,10 @@ FILE = "call_threshold.json"
 GGUF_KEY = "nanoagent.call_threshold"
 
 
-def call_probabilities(model, tokenizer, items, fmt=None) -> list[dict]:
+def call_probabilities(model, tokenizer, items, fmt=None, progress=None) -> list[dict]:
     """Per eval item (nanoagent.suites): P(first reply token opens a call) under an MLX model prompted in its
     PromptFormat `fmt` (None: the standard one), whether that token is the most likely one, and whether the item
-    needs a call."""
+    needs a call. `progress(1)` after each item (a progress bar's update)."""
     import mlx.core as mx
 
     from nanoagent.render import backend_tokenizer, format_named, render_prompt
@@ -42,6 +43,8 @@ def call_probabilities(model, tokenizer, items, fmt=None) -> list[dict]:
         probs = mx.softmax(logits)
         out.append({"id": item.id, "needs_call": item.expect != "no_call", "p_call": round(probs[open_id].item(), 6),
                     "argmax_call": int(mx.argmax(logits).item()) == open_id, "prompt_tokens": len(ids)})
+        if progress is not None:
+            progress(1)
     return out
 
 

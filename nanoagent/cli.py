@@ -51,11 +51,12 @@ class UsageError(layered.ConfigError):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="nanoagent", description="A tiny tool-calling coding agent.")
+    p = argparse.ArgumentParser(prog="nanoagent", description="A tiny tool-calling coding agent.",
+                                formatter_class=layered.HelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("specialize", help="train a model that calls your own tools (nanoagent specialize --help)",
-                   add_help=False)
-    r = sub.add_parser("run", help="run the agent on a copy of a folder")
+                   add_help=False, formatter_class=layered.HelpFormatter)
+    r = sub.add_parser("run", help="run the agent on a copy of a folder", formatter_class=layered.HelpFormatter)
     r.add_argument("task", help="what the agent should do, in plain words")
     r.add_argument("--repo", required=True, help="folder to work on (copied; git not needed)")
     r.add_argument("--model", default="embedded",
@@ -69,12 +70,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="decode tool calls under the tools' grammar, so they always parse and fit the schemas "
                         "(default: on for in-process models, off for an OpenAI-compatible URL)")
     r.add_argument("--call-threshold", default="off",
-                   help="P, 'model' (the threshold stored with the model) or 'off' (default: a coding task always "
-                        "needs the tools, so the agent lets the model open a call whenever it likes)")
-    v = sub.add_parser("serve", help="serve a model over a local OpenAI-compatible API")
+                   help="P, 'model' (the threshold stored with the model) or 'off' (default: off; a coding task "
+                        "always needs the tools, so the agent lets the model open a call whenever it likes)")
+    v = sub.add_parser("serve", help="serve a model over a local OpenAI-compatible API",
+                       formatter_class=layered.HelpFormatter)
     v.add_argument("model", help="a .gguf file, an MLX model folder, embedded or embedded-gguf")
     v.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    v.add_argument("--port", type=int, default=8080)
+    v.add_argument("--port", type=int, default=8080, help="TCP port to listen on")
     v.add_argument("--name", default=None, help="model name the API lists (default: the file or folder name)")
     v.add_argument("--max-tokens", type=int, default=512, help="reply length when a request sets none")
     v.add_argument("--max-tokens-limit", type=int, default=4096,

@@ -2,7 +2,7 @@
 
     @dataclass
     class MyConfig:
-        steps: int = 10
+        steps: int = option(10, "optimizer steps")                  # field(default=10, metadata={"help": ...})
         tags: list[str] = field(default_factory=list, metadata={"help": "comma-separated or space-separated"})
 
     cfg = load(MyConfig, ["--config", "my.yaml", "--steps", "50"])        # parse argv, then resolve
@@ -18,6 +18,10 @@ from a mapping and list[dataclass] from a list of mappings); a bad value or an u
 ConfigError that names it by its path (`sources[0].weight`). Stages keep their own checks (choices, ranges) and run
 them on the result.
 
+A flag's help is its field's `metadata["help"]` (`option(default, help)` declares both), with the default appended
+as a flag would give it (`toolcall=0.7,coding=0.3`, `on`); `groups` puts flags under headings in --help.
+Hand-built argparse parsers show their defaults the same way with `formatter_class=HelpFormatter`.
+
 Flags cover flat fields only: stage configs are flat on purpose; the data recipe (data_recipes/recipe.py) is the
 one nested config and takes dotted `--set` overrides instead. `save_resolved(cfg, path)` is the one way a resolved
 config is saved (YAML or JSON by the file's suffix, written atomically); `check_weights` checks the `name=weight`
@@ -27,9 +31,11 @@ mixes that `parse_weights` reads.
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import difflib
 import math
+import re
 import types
 import typing
 from pathlib import Path
@@ -40,6 +46,7 @@ import yaml
 from nanoagent.atomic import write_json, write_text
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+_OWN_DEFAULT = re.compile(r"\(default\b|\bdefault:", re.IGNORECASE)  # a help text that words its own default
 
 
 class ConfigError(ValueError):
@@ -181,35 +188,97 @@ def resolve(cls, yaml_path: str | Path | None = None, flags: dict | None = None,
     return from_dict(cls, flags or {}, cfg, "command line", parsers)
 
 
+def option(default, help: str):
+    """A dataclass field with a default and its flag's help: `steps: int = option(10, "optimizer steps")`. A list or
+    dict default is copied for each instance."""
+    if isinstance(default, (list, dict)):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(default), metadata={"help": help})
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def field_help(cls, name: str) -> str:
+    """The help of field `name`: its own `metadata["help"]`, else that of the nearest base class declaring it (a
+    subclass that redeclares a field only to change its default keeps the help)."""
+    for klass in cls.__mro__:
+        f = getattr(klass, "__dataclass_fields__", {}).get(name)
+        if f is not None and f.metadata.get("help"):
+            return f.metadata["help"]
+    return ""
+
+
+def show_default(value) -> str:
+    """A default as a flag would give it: `toolcall=0.7,coding=0.3` for a mapping, `a,b` for a list, on/off for a
+    boolean, `none` for None, `1` for 1.0."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, dict):
+        return ",".join(f"{k}={show_default(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ",".join(show_default(v) for v in value) or "none"
+    return str(value) if value != "" else "''"
+
+
+def _with_default(text: str, default) -> str:
+    """`text (default: X)`, unless `text` words its own default ("(default ...", "default: ...") or there is none
+    (None, an empty list); `%` escaped for argparse."""
+    if _OWN_DEFAULT.search(text) or default is None or (isinstance(default, (list, tuple, dict)) and not default):
+        return text
+    return f"{text} (default: {show_default(default).replace('%', '%%')})".strip()
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, showing each option's default as `show_default` words it, unless its help words it
+    already or there is none worth showing (None, an empty list, a store_true flag, a required positional
+    argument)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        positional = not action.option_strings and action.nargs not in ("?", "*")
+        if (text == argparse.SUPPRESS or positional or action.default is argparse.SUPPRESS
+                or isinstance(action, (argparse._StoreConstAction, argparse._AppendConstAction,
+                                       argparse._CountAction, argparse._HelpAction, argparse._VersionAction))):
+            return text
+        return _with_default(text, action.default)
+
+
 def add_flags(parser: argparse.ArgumentParser, cls, choices: dict | None = None,
-              skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-    """One `--flag` per field (not given = absent from the namespace); help from `field(metadata={"help": ...})`."""
+              skip: tuple[str, ...] = (), groups: dict[str, tuple[str, ...]] | None = None
+              ) -> argparse.ArgumentParser:
+    """One `--flag` per field (not given = absent from the namespace); help from `field(metadata={"help": ...})`
+    (a base class's when the field is redeclared), with the default appended. `groups`: title -> field names, shown
+    under that heading in --help (in the order given); fields in no group stay under "options"."""
     hints, choices = field_types(cls), choices or {}
+    sections = {title: parser.add_argument_group(title) for title in groups or {}}
+    home = {name: sections[title] for title, names in (groups or {}).items() for name in names}
     for f in dataclasses.fields(cls):
         if f.name in skip:
             continue
         base = _base(hints[f.name])
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        help_text = f.metadata.get("help", "")
-        if "default" not in help_text:  # a help text that words its own default keeps it
-            help_text = f"{help_text} (default: {default!r})".strip()
-        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=help_text)
+        text = field_help(cls, f.name).replace("%", "%%")  # plain text: argparse would read % as a format
+        kw = dict(dest=f.name, default=argparse.SUPPRESS, help=_with_default(text, default))
         flag = "--" + f.name.replace("_", "-")
+        target = home.get(f.name, parser)
         if base is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
+            target.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
         elif typing.get_origin(base) is list or base is list:
-            parser.add_argument(flag, nargs="+", **kw)
+            target.add_argument(flag, nargs="+", **kw)
         else:  # a string, coerced (and its error worded) by `coerce`
-            parser.add_argument(flag, choices=choices.get(f.name), **kw)
+            target.add_argument(flag, choices=choices.get(f.name), **kw)
     return parser
 
 
 def build_parser(cls, description: str = "", prog: str | None = None, choices: dict | None = None,
-                 skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-    """`--config` plus one flag per field of `cls`."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+                 skip: tuple[str, ...] = (), groups: dict[str, tuple[str, ...]] | None = None
+                 ) -> argparse.ArgumentParser:
+    """`--config` plus one flag per field of `cls` (grouped by `groups`, as add_flags takes them)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
     parser.add_argument("--config", help="YAML file with any of the keys below (flags override it)")
-    return add_flags(parser, cls, choices, skip)
+    return add_flags(parser, cls, choices, skip, groups)
 
 
 def load(cls, argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None,

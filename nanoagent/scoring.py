@@ -162,12 +162,12 @@ def at_threshold(items: list[EvalItem], outcomes: list[dict], threshold: float) 
 
 
 def evaluate_model(model, tokenizer, suite="valid", *, limit: int | None = 16, max_tokens: int = 96,
-                   batch_size: int = 8, prompt_format=None) -> dict:
+                   batch_size: int = 8, prompt_format=None, progress=None) -> dict:
     """An in-memory mlx-lm model on one suite (greedy); what the trainer's held-out check calls.
 
     `suite` is a suite name (e.g. "valid:PATH", "simple_python") or a list of records (Record or dicts) already
-    in memory; `prompt_format` the model's (nanoagent.render.PromptFormat or its name; None: standard). Returns
-    {"metrics", "items", "dropped"}."""
+    in memory; `prompt_format` the model's (nanoagent.render.PromptFormat or its name; None: standard);
+    `progress(n)` after each batch of n replies (a progress bar's update). Returns {"metrics", "items", "dropped"}."""
     from nanoagent.agent.backends.mlx_backend import MLXBackend
 
     if isinstance(suite, str):
@@ -178,7 +178,7 @@ def evaluate_model(model, tokenizer, suite="valid", *, limit: int | None = 16, m
     model.eval()
     try:
         backend = MLXBackend(model, tokenizer, reuse_prompt_cache=False, prompt_format=prompt_format)
-        result = run_suite(backend, items, max_tokens=max_tokens, batch_size=batch_size)
+        result = run_suite(backend, items, max_tokens=max_tokens, batch_size=batch_size, progress=progress)
     finally:
         if was_training:
             model.train()

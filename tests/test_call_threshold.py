@@ -205,3 +205,22 @@ def test_batched_replies_get_no_derived_figures(tmp_path, capsys):
                           "--out-dir", str(tmp_path), "--name", "r", "--batch-size", "4"]) == 0
     assert "use --batch-size 1" in capsys.readouterr().err
     assert "at_threshold" not in json.loads((tmp_path / "r.json").read_text())["suites"][f"valid:{fixture}"]
+
+
+def test_the_probabilities_report_progress_and_stay_the_same(tmp_path, tiny_tok):
+    """The bar train.dft shows over the threshold scan: one tick per prompt, the rows as without it."""
+    from nanoagent.call_threshold import call_probabilities
+    from nanoagent.suites import load_suite
+    from nanoagent.testing import tiny_llama, tok_vocab_size
+
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    data = [{"messages": [{"role": "user", "content": f"question {i}"}, {"role": "assistant", "content": "",
+             "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": i}}}]}],
+             "tools": [tool]} for i in range(3)]
+    (tmp_path / "valid.jsonl").write_text("".join(json.dumps(r) + "\n" for r in data))
+    items, _ = load_suite(f"valid:{tmp_path / 'valid.jsonl'}")
+    model = tiny_llama(tok_vocab_size(tiny_tok))
+    ticks = []
+    rows = call_probabilities(model, tiny_tok, items, progress=ticks.append)
+    assert ticks == [1, 1, 1] and rows == call_probabilities(model, tiny_tok, items)

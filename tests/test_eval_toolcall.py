@@ -102,8 +102,10 @@ def test_batched_mlx_path_on_a_tiny_model(valid_file, tiny_tok):
     from nanoagent.testing import tiny_llama, tok_vocab_size
 
     model = tiny_llama(tok_vocab_size(tiny_tok))
-    result = scoring.evaluate_model(model, tiny_tok, f"valid:{valid_file}", limit=None, max_tokens=6, batch_size=3)
-    assert result["metrics"]["n"] == 4 and len(result["items"]) == 4
+    ticks = []  # train.dft's validity bar: one tick per batch, of its size
+    result = scoring.evaluate_model(model, tiny_tok, f"valid:{valid_file}", limit=None, max_tokens=6, batch_size=3,
+                                    progress=ticks.append)
+    assert result["metrics"]["n"] == 4 and len(result["items"]) == 4 and ticks == [3, 1]
     assert all(o["completion_tokens"] <= 6 and o["kind"] != "backend_error" for o in result["items"])
     rows = [json.loads(line) for line in valid_file.read_text().splitlines()]
     again = scoring.evaluate_model(model, tiny_tok, rows, limit=2, max_tokens=6, batch_size=1)

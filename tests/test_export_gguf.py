@@ -7,6 +7,7 @@ does the few checks only the real 135M model proves.
 
 import json
 import os
+import re
 
 import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 import numpy as np
@@ -209,6 +210,7 @@ def test_cli_writes_file_report_and_config_and_parity_passes(tiny, tmp_path, cap
     assert main(["--model", str(src.folder), "--out", str(out), "--tool-tokens", "8"]) == 0
     err = capsys.readouterr().err
     assert "greedy next-token agreement" in err and "parity: PASS" in err
+    assert re.search(r"parity: 100%.* 19/19 ", err)  # one bar: 8 prompts, 4 greedy replies, the text, 6 chats
     record = json.loads((tmp_path / "sub" / "t.export.json").read_text())
     assert record["config"]["type"] == "q8_0" and record["export"]["bytes"] == out.stat().st_size
     p = record["parity"]

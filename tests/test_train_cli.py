@@ -8,6 +8,7 @@ import nanoagent  # noqa: F401  (OpenBLAS before mlx)
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,13 +53,17 @@ def logits(model, ids):
     return np.array(model(mx.array([ids])))
 
 
-def test_end_to_end_fused_and_adapters(tiny, tmp_path):
+def test_end_to_end_fused_and_adapters(tiny, tmp_path, capsys):
     from mlx_lm import load as mlx_load
 
     from nanoagent.models import load as na_load
 
     assert dft.main(args(tiny, tmp_path / "fused", "--fine-tune", "lora", "--count-weight", "2",  # full: default
-                         "--unlikelihood", "1", "--arg-end-weight", "2", "--no-unlikelihood-arg-ends")) == 0
+                         "--unlikelihood", "1", "--arg-end-weight", "2", "--no-unlikelihood-arg-ends",
+                         "--progress")) == 0
+    err = capsys.readouterr().err  # the steps after training have bars too, not only the training loop
+    assert re.search(r"validity before: 100%.* 2/2 ", err) and re.search(r"validity after: 100%.* 2/2 ", err)
+    assert re.search(r"call threshold: 100%.* 8/8 ", err)
     run = tmp_path / "fused"
     for name in ("config.yaml", "data_stats.json", "metrics.jsonl", "loss.png", "summary.json", "validity.json",
                  "model/config.json", "model/tokenizer.json", "model/model.safetensors"):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from nanoagent import config as layered
 from nanoagent.call_threshold import MIN_CALLS_KEPT
-from nanoagent.config import ConfigError  # the error train.dft and train.grpo catch
+from nanoagent.config import ConfigError, option  # ConfigError: the error train.dft and train.grpo catch
 from nanoagent.render import FORMATS
 from train import run_config
 from train.run_config import TrainingConfig, check_training
@@ -40,9 +40,12 @@ CHOICES = {
 @dataclass
 class DFTConfig(TrainingConfig):
     # the shared fields (model, run_dir, LoRA, optimizer, checkpoints, resume, output): train/run_config.py
-    data: str | None = None  # folder with train.jsonl/valid.jsonl; None: the default recipe's output (built if missing)
-    recipe: str | None = None  # with no `data`: train on data/<recipe name>, built by `python -m data_recipes.build`
-    heldout: str | None = None  # JSONL of tool-calling records for the validity check; None: valid.jsonl
+    data: str | None = option(None, "folder with train.jsonl and valid.jsonl, or a train JSONL file (default: "
+                                    "data/default, built by data_recipes.build if missing)")
+    recipe: str | None = option(None, "with no --data: a data recipe; trains on data/<recipe name>, built from it "
+                                      "if missing")
+    heldout: str | None = option(None, "JSONL of tool-calling records for the validity check (default: the "
+                                       "validation file)")
     # the quality recipe (shared fields, new defaults): full fine-tuning, 150 steps of lr 5e-5 after 5 of warmup.
     # Over 150 steps full fine-tuning matched LoRA r16 at 3e-4 on BFCL's calling suites, declined 62.5% of
     # irrelevance items against 0%, and kept prose perplexity at 101 against 183 (train/results/quality-cpu-full/).
@@ -54,70 +57,93 @@ class DFTConfig(TrainingConfig):
     learning_rate: float = 5e-5
     warmup_steps: int = 5
     save_every: int = 25
-    loss: str = "sft"  # sft | dft (DFT from the base model raised cross-entropy 1.08 -> 1.89 in 12 steps; see README)
+    # DFT from the base model raised cross-entropy 1.08 -> 1.89 in 12 steps (train/README.md)
+    loss: str = option("sft", "sft (cross-entropy) or dft (each token's loss weighted by its detached probability)")
     # batches
     # 2 x 2 accumulated: an effective batch of 4 at about half the peak memory of 4 x 1 (LoRA: 10.9 GB measured at
     # 4 x 1024 on the 135M model; full fine-tuning: 7.2 GB peak at 2 x 1024 in the quality run)
-    batch_size: int = 2  # global batch per micro-step (split across data-parallel ranks)
-    grad_accum: int = 2
-    max_length: int = 1024
-    pack: bool = True  # several records per row, each attending only to itself (no padding); --no-pack pads
-    on_too_long: str = "skip"  # records longer than max_length: skip (counted), truncate, or error
+    batch_size: int = option(2, "rows per micro-step, split across data-parallel ranks")
+    grad_accum: int = option(2, "micro-steps whose gradients add up to one optimizer step")
+    max_length: int = option(1024, "tokens per row")
+    pack: bool = option(True, "several records per row, each attending only to itself (no padding); --no-pack pads")
+    on_too_long: str = option("skip", "records longer than --max-length: skip (counted), truncate or error")
     # padded batches of records that open with the same first turn (a specialist's tool list: every row carries the
     # same ~1,000 tokens of tools) run that turn once per batch, each row attending to one copy; needs --no-pack
-    share_prefix: bool = False
+    share_prefix: bool = option(False, "run a first turn that a padded batch's records share once per batch (a "
+                                       "specialist's tool list); needs --no-pack")
     # with share_prefix: the gradient also flows through the shared turn's pass (exact); False runs that pass forward
     # only, its keys and values held constant (an approximation: 1.5x faster steps and 4 GB less under an 8-tool list)
-    prefix_grad: bool = True
-    on_bad_record: str = "error"  # malformed records: error (names file:line) or skip (counted)
+    prefix_grad: bool = option(True, "with --share-prefix: the gradient flows through the shared turn too (exact); "
+                                     "off: forward only, faster, an approximation")
+    on_bad_record: str = option("error", "malformed records: error (names file:line) or skip (counted)")
     # loss weight of the first token of every assistant reply, where the model decides between a <tool_call> and
     # plain text; 1 is plain SFT. Validation cross-entropy is always unweighted, so keep_best, which picks by it,
     # may prefer an earlier step than the weighting aims for: judge such runs by eval.decision and eval.toolcall.
-    decision_weight: float = 3.0
+    decision_weight: float = option(3.0, "loss weight of each reply's first token (a <tool_call> or text); "
+                                         "1: plain SFT")
     # loss weight of the token after each </tool_call> of a reply: another call, or the reply's end (how many calls
     # to make; 1 is plain SFT). Off: from the base, 3 doubled the extra calls on BFCL parallel (train/README.md).
-    count_weight: float = 1.0
+    count_weight: float = option(1.0, "loss weight of the token after each </tool_call> (another call or the "
+                                      "reply's end); 1: plain SFT")
     # loss weight of the token after each top-level argument of a call (its ',' or closing '}'): another argument,
     # or the call's end (which optional arguments the request states; 1 is plain SFT). Off: at 3 it gave more of the
     # stated arguments and invented others, losing on five of six BFCL suites (results/quality-cpu-argend3-seed3/).
-    arg_end_weight: float = 1.0
+    arg_end_weight: float = option(1.0, "loss weight of the token after each top-level argument of a call (',' or "
+                                        "'}'); 1: plain SFT")
     # token-level unlikelihood (train/losses.py with_unlikelihood): this many times -log(1 - p) of each token the
     # assistant turn already wrote that is not the target, added at every supervised token. 0: plain SFT/DFT. Aimed
     # at replies that repeat their last call or loop inside a value, which grew with training in every arm that
     # read more assistant tokens (train/README.md). 1 by default: with the compact format below it beat plain SFT in
     # the standard format on BFCL at two seeds (train/results/quality-cpu-settings-seed3/); 0 turns it off
-    unlikelihood: float = 1.0
+    unlikelihood: float = option(1.0, "weight of the unlikelihood term that pushes down tokens the reply already "
+                                      "wrote (against repeats); 0: off")
     # the term also at the tokens that end a call's argument (its ',' or closing '}'), where the turn's earlier ','
     # or '}' is the other choice rather than a repeat, so the term pushes toward closing the call early (stated
     # optional arguments given on simple_python: 31.7-34.7% by today's recipe, 43-54% by the recipe before it, which
     # had no term); False spares those tokens (no run yet)
-    unlikelihood_arg_ends: bool = True
+    unlikelihood_arg_ends: bool = option(True, "the unlikelihood term also at the tokens that end a call's "
+                                               "argument; off spares them")
     # how the system turn lists the tools (nanoagent/render.py FORMATS: standard | compact), saved with the model so
     # eval, the agent and the GGUF prompt it the same way; None: the base model's own (standard for SmolLM2).
     # compact by default: 17% fewer prompt tokens, so more rows in the same budget, and measured with the term above
-    prompt_format: str | None = "compact"
-    numpy_ops: bool = False  # CPU: softmax, SwiGLU, logsumexp in numpy (nanoagent.numpy_ops); faster, far more memory
+    prompt_format: str | None = option("compact", "how the system turn lists the tools: standard or compact, saved "
+                                                  "with the model; none: the base model's own")
     # (native_ops, the compiled kernels, is on by default: train/run_config.py); numpy_ops, when on, takes precedence
+    numpy_ops: bool = option(False, "CPU: softmax, SwiGLU and logsumexp in numpy: faster, far more memory; "
+                                    "overrides --native-ops")
     # before the first step, measure one worst-case row and shrink the micro-batch (raising grad_accum) if
     # batch_size rows would pass memory_budget of the machine's memory (train/memory_fit.py); off: only warn
-    memory_fit: bool = True
-    memory_budget: float = 0.75
+    memory_fit: bool = option(True, "before the first step, shrink the micro-batch (raising --grad-accum) if it "
+                                    "would pass --memory-budget; off: only warn")
+    memory_budget: float = option(0.75, "share of the machine's memory the memory fit keeps within, in (0, 1]")
     # evaluation
-    val_every: int = 25
-    val_batches: int = 8  # 0: the whole validation set
-    validity_n: int = 16  # held-out tool-calling prompts scored before and after training; 0 disables
-    validity_max_tokens: int = 96
+    val_every: int = option(25, "validation cross-entropy at step 0, every N steps and at the end; 0: none")
+    val_batches: int = option(8, "batches per validation; 0: the whole validation set")
+    validity_n: int = option(16, "held-out tool-calling prompts scored before and after training; 0: off")
+    validity_max_tokens: int = option(96, "new tokens per reply in the validity check")
     # validation records (a seeded sample, both kinds) on which the call threshold is chosen after training and
     # saved with the model (nanoagent/call_threshold.py; serve and the GGUF export use it); 0 disables
     # 400: on quality-cpu-wise 150 prompts (about 30 without a call) put it at 0.230, which declined almost nothing
     # on BFCL; 400 (100 without) put it at 0.539: irrelevance 64.6 -> 77.5 for simple_python -0.3 (about 11 minutes
     # of MLX forward passes on a 2-core CPU; train/results/quality-cpu-wise/README.md)
-    threshold_n: int = 400
-    # the chosen threshold keeps at least this share of the sample's calls (nanoagent/call_threshold.py); 0: none
-    threshold_min_calls_kept: float = MIN_CALLS_KEPT
+    threshold_n: int = option(400, "validation prompts (a seeded sample) on which the call threshold is chosen "
+                                   "after training, saved with the model; 0: off")
+    threshold_min_calls_kept: float = option(MIN_CALLS_KEPT, "the chosen call threshold keeps at least this share of "
+                                                             "the sample's calls; 0: no floor")
     # after training, when the held-out prose perplexity is over this many times the base model's, blend the weights
     # back toward the base by the largest alpha that brings it within (train/interpolate.py, WiSE-FT); 0 disables
-    prose_bound: float = 1.5
+    prose_bound: float = option(1.5, "blend back toward the base when held-out prose perplexity ends above this "
+                                     "many times the base's; 0: off")
+
+
+GROUPS = run_config.groups(
+    data=("data", "recipe", "heldout", "prompt_format", "batch_size", "grad_accum", "max_length", "pack",
+          "on_too_long", "share_prefix", "prefix_grad", "on_bad_record"),
+    model=("numpy_ops", "memory_fit", "memory_budget"),
+    optimisation=("loss", "decision_weight", "count_weight", "arg_end_weight", "unlikelihood",
+                  "unlikelihood_arg_ends"),
+    eval=("val_every", "val_batches", "validity_n", "validity_max_tokens", "threshold_n", "threshold_min_calls_kept",
+          "prose_bound"))
 
 
 def _check(cfg: DFTConfig) -> DFTConfig:
@@ -165,7 +191,7 @@ def from_dict(values: dict, base: DFTConfig | None = None, source: str = "config
 
 def build_parser() -> argparse.ArgumentParser:
     return layered.build_parser(DFTConfig, "Fine-tune a chat model with SFT or DFT (LoRA or full) in MLX.",
-                               prog="python -m train.dft", choices=CHOICES, skip=("extra",))
+                               prog="python -m train.dft", choices=CHOICES, skip=("extra",), groups=GROUPS)
 
 
 def load_config(argv: list[str] | None = None) -> DFTConfig:

@@ -139,6 +139,7 @@ def run(cfg: DFTConfig) -> dict:
     from train.report import RunReporter, plot_losses
     from train.trainer import build_optimizer, train
     from train.tuning import prepare, save_final
+    from nanoagent.progress import progress_bar
     from nanoagent.scoring import evaluate_model
 
     group = mx.distributed.init()
@@ -186,8 +187,9 @@ def run(cfg: DFTConfig) -> dict:
         """Held-out tool-call validity and prose perplexity (what the fine-tune costs in plain English), saved."""
         say(f"tool-call validity {'of the base model' if when == 'before' else 'after training'} on {len(prompts)} "
             "held-out prompts ...", flush=True)
-        result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens,
-                                prompt_format=fmt)
+        with progress_bar(len(prompts), f"validity {when}", unit="prompt", disable=not cfg.progress) as bar:
+            result = evaluate_model(model, tokenizer, prompts, limit=None, max_tokens=cfg.validity_max_tokens,
+                                    prompt_format=fmt, progress=bar.update)
         examples = [{k: it.get(k) for k in ("id", "kind", "reply")} for it in result["items"][:3]]
         v = validity[when] = {"validity": result["metrics"]["valid_rate"], **result["metrics"],
                               "prose_ppl": prose_perplexity(model, tokenizer), "examples": examples}
@@ -260,7 +262,7 @@ def run(cfg: DFTConfig) -> dict:
             measure_validity(model, "after")
         if valid_path and cfg.threshold_n:
             summary.update(choose_call_threshold(model, tokenizer, valid_path, cfg.threshold_n, cfg.seed, final, say,
-                                                 cfg.threshold_min_calls_kept, fmt))
+                                                 cfg.threshold_min_calls_kept, fmt, cfg.progress))
         vals = read_metrics(run_dir / "metrics.jsonl", "valid")
         summary.update(model=str(final), val_loss_first=vals[0]["val_loss"] if vals else None,
                        val_loss_last=vals[-1]["val_loss"] if vals else None,
@@ -276,16 +278,20 @@ def run(cfg: DFTConfig) -> dict:
 
 
 def choose_call_threshold(model, tokenizer, valid_path, n: int, seed: int, model_dir, say,
-                          min_calls_kept: float, fmt=None) -> dict:
+                          min_calls_kept: float, fmt=None, progress: bool = True) -> dict:
     """Choose the call threshold on a seeded sample of the validation split and save it with the final model
-    (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind."""
+    (eval.decision does the same by hand); the summary's fields, or a note when the sample lacks a kind.
+    `progress`: a bar over the sample's forward passes."""
     from nanoagent.call_threshold import ThresholdError, call_probabilities, choose_threshold, save_threshold
+    from nanoagent.progress import progress_bar
     from nanoagent.suites import load_suite
 
     items, _ = load_suite(f"valid:{valid_path}", limit=n, seed=seed)
     say(f"call threshold: P(call) on {len(items)} validation prompts ...", flush=True)
     model.eval()  # no dropout in the probe
-    info = choose_threshold(call_probabilities(model, tokenizer, items, fmt), min_calls_kept)
+    with progress_bar(len(items), "call threshold", unit="prompt", disable=not progress) as bar:
+        rows = call_probabilities(model, tokenizer, items, fmt, progress=bar.update)
+    info = choose_threshold(rows, min_calls_kept)
     if info is None:
         say("  no threshold: the validation sample needs prompts that need a call and prompts that need none")
         return {"call_threshold": None}

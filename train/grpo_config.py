@@ -19,10 +19,11 @@ on purpose).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from nanoagent import config as layered
+from nanoagent.config import option
 from train import run_config
 from train.config import ConfigError
 from train.run_config import FINE_TUNES, TrainingConfig, check_training
@@ -36,7 +37,8 @@ FAMILIES = ("toolcall", "coding")  # task families a step's groups are drawn fro
 class GRPOConfig(TrainingConfig):
     # the shared fields (model, run_dir, LoRA, optimizer, checkpoints, resume, output): train/run_config.py; GRPO
     # changes only their defaults: the newest SFT model, rank 8, a constant 1e-5, 20 steps, a checkpoint every 5
-    model: str | None = None          # None: newest DFT/SFT run's runs/*/model, else "embedded"; or folder / Hub id
+    model: str | None = option(None, "model to start from: a run or model folder, embedded or a Hub id (default: "
+                                     "the newest train.dft run's runs/*/model, else embedded)")
     lora_rank: int = 8
     learning_rate: float = 1e-5
     min_lr_ratio: float = 1.0         # constant learning rate by default
@@ -45,59 +47,77 @@ class GRPOConfig(TrainingConfig):
     # task families: each of a step's `tasks_per_step` groups is one family's task, the family drawn by these weights
     # (0 leaves a family out, its tasks are not even loaded). Tool-call tasks give a 135M model graded signal where
     # coding tasks almost never pass (their groups are mostly all-zero), so they get most of the groups.
-    task_mix: dict = field(default_factory=lambda: {"toolcall": 0.7, "coding": 0.3})
+    task_mix: dict = option({"toolcall": 0.7, "coding": 0.3}, "weight of each task family (toolcall, coding) a "
+                                                              "group's task is drawn from; 0 leaves it out")
     # the share of tool-call groups whose task expects no call; None: as the pool has them (about 1 in 5 in the
     # default data). Groups of call tasks outnumbering them pushed the first real runs to call on everything
-    no_call_share: float | None = None
-    tasks: str = "train"              # coding tasks: nanoagent.tasks.load_tasks source for rollouts
-    toolcall_tasks: str = "valid"     # tool-call tasks: "valid" (data/default/valid.jsonl, built like train.dft if
-    #                                   missing) or JSONL files of records, comma-separated (train/grpo_toolcall.py)
-    eval_tasks: str = "held-out"      # source for the before/after evaluation
-    eval_n: int = 0                   # held-out tasks evaluated (greedy, one rollout each) before and after; 0: off
+    no_call_share: float | None = option(None, "share of tool-call groups whose task expects no call, in [0, 1] "
+                                               "(default: as the task pool has them)")
+    tasks: str = option("train", "coding tasks for rollouts: train, held-out, coding, humaneval[:N] or a folder")
+    toolcall_tasks: str = option("valid", "tool-call tasks: valid (data/default/valid.jsonl, built if missing) or "
+                                          "JSONL files of records, comma-separated")
+    eval_tasks: str = option("held-out", "coding tasks for the before/after evaluation (as --tasks takes them)")
+    eval_n: int = option(0, "coding tasks from --eval-tasks evaluated greedily before and after; 0: off")
     # validation: val_n tool-call tasks (a seeded sample) taken out of the tool-call pool and answered greedily
     # before the first step, every val_every steps and after the last; with keep_best the final model is the
     # validated policy with the best balanced accuracy (train/grpo_toolcall.validate), the start model included.
     # 0: off. Rewards rise on the tasks a run samples while the model gets worse elsewhere (the first real run did)
-    val_n: int = 0
-    val_every: int = 10
+    val_n: int = option(0, "tool-call tasks held out of the pool and answered greedily at each validation; 0: off")
+    val_every: int = option(10, "validate every N steps (and before the first and after the last)")
     # rollouts
-    steps: int = 20                   # rollout batches
-    tasks_per_step: int = 2
-    group_size: int = 4               # rollouts per task (G); at least 2
-    max_turns: int = 3
-    max_tokens_per_turn: int = 128
-    context_limit: int = 2048
-    temperature: float = 1.0
-    top_p: float = 1.0
-    rollout_wall_time: float = 300.0  # seconds per group
-    command_timeout: float = 10.0
-    toolcall_max_tokens: int = 256    # one tool-call reply (parallel calls need room: about 50-70 tokens per call)
+    steps: int = option(20, "rollout batches, each followed by --inner-steps optimizer steps")
+    tasks_per_step: int = option(2, "groups per step, one task each")
+    group_size: int = option(4, "rollouts per task (G), compared within the group; at least 2")
+    max_turns: int = option(3, "model calls per coding rollout")
+    max_tokens_per_turn: int = option(128, "new tokens per model call of a coding rollout")
+    context_limit: int = option(2048, "a coding rollout stops when prompt + reply reach this many tokens")
+    temperature: float = option(1.0, "sampling temperature of the rollouts")
+    top_p: float = option(1.0, "nucleus sampling of the rollouts; 1: off")
+    rollout_wall_time: float = option(300.0, "seconds per coding group")
+    command_timeout: float = option(10.0, "seconds per shell command in a coding rollout")
+    # parallel calls need room: about 50-70 tokens per call
+    toolcall_max_tokens: int = option(256, "new tokens per tool-call reply")
     # who generates: mlx (the trained model itself; the path on Metal) or llamacpp (the policy synced into llama.cpp
     # before every step; a group in one multi-sequence batch; MLX recomputes the log-probs on the sampled ids;
     # train/grpo_engine.py). auto: llamacpp where MLX runs on the CPU and llama-cpp-python is installed, else mlx.
     # bench/grpo_rollouts.py measures both.
-    rollout_engine: str = "auto"
-    engine_gguf_type: str = "f16"     # the synced policy's weights in llama.cpp
-    engine_lora_sync: str = "in_place"  # a LoRA policy's sync: fused weights over the loaded file, or an adapter
+    rollout_engine: str = option("auto", "who generates rollouts: mlx, llamacpp (the policy synced into llama.cpp "
+                                         "each step) or auto (llamacpp on CPU when installed)")
+    engine_gguf_type: str = option("f16", "weight type of the policy synced into llama.cpp")
+    engine_lora_sync: str = option("in_place", "how a LoRA policy reaches llama.cpp: in_place (fused weights over "
+                                               "the loaded file) or adapter")
     # coding rewards: name -> weight (nanoagent.tasks.rewards.REWARDS); every one is logged
-    rewards: dict = field(default_factory=lambda: {"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1,
-                                                   "patch_similarity": 0.0})
+    rewards: dict = option({"tests": 1.0, "valid_calls": 0.2, "call_format": 0.1, "patch_similarity": 0.0},
+                           "coding reward parts as name=weight, comma-separated (every part is logged)")
     # tool-call rewards: part -> weight (nanoagent.tasks.toolcall_rewards.PARTS); every part is logged. Values weigh
     # most: they are where the model fails eval (unnormalised numbers, invented optional arguments) and they carry
     # the names with them. Names next, then the structure-level parts; format stays small because it saturates
     # early and would otherwise pay for a well-formed wrong call almost as much as for a right one (ToolRL's
     # finding). `correct` (eval's exact verdict, Tool-N1's binary reward) is 0 by default: the parts already sum to
     # the same ranking with a graded signal, and a 135M model is rarely exactly right early on.
-    toolcall_rewards: dict = field(default_factory=lambda: {"format": 0.2, "tool_name": 0.3, "arg_names": 0.2,
-                                                            "arg_values": 0.5, "call_count": 0.2, "correct": 0.0})
+    toolcall_rewards: dict = option({"format": 0.2, "tool_name": 0.3, "arg_names": 0.2, "arg_values": 0.5,
+                                     "call_count": 0.2, "correct": 0.0},
+                                    "tool-call reward parts as name=weight, comma-separated (every part is logged)")
     # objective
-    loss: str = "grpo"                # grpo: (r - mean) / std, token mean per sequence; dr_grpo: r - mean, token sum
-    clip_eps: float = 0.2
-    beta: float = 0.0                 # KL penalty to the reference (starting) model; 0: no reference model loaded
-    mask_truncated: bool = False      # leave rollouts with a reply cut at max_tokens_per_turn out of the loss
-    inner_steps: int = 2              # optimisation steps on each rollout batch
-    micro_batch: int = 4              # sequences per forward/backward pass
-    save_trajectories: bool = True
+    loss: str = option("grpo", "grpo: advantage (r - mean) / std, token mean per sequence; dr_grpo: r - mean, "
+                               "token sum")
+    clip_eps: float = option(0.2, "PPO-style clipping of the probability ratio to 1 +- this")
+    beta: float = option(0.0, "KL penalty to the starting model; 0: no reference model loaded")
+    mask_truncated: bool = option(False, "leave rollouts with a reply cut at its token cap out of the loss")
+    inner_steps: int = option(2, "optimizer steps on each rollout batch")
+    micro_batch: int = option(4, "sequences per forward/backward pass")
+    save_trajectories: bool = option(True, "save every rollout's trajectory under the run folder's trajectories/")
+
+
+GROUPS = run_config.groups(
+    data=("task_mix", "no_call_share", "tasks", "toolcall_tasks"),
+    model=("rollout_engine", "engine_gguf_type", "engine_lora_sync"),
+    optimisation=("loss", "clip_eps", "beta", "mask_truncated", "inner_steps", "micro_batch", "rewards",
+                  "toolcall_rewards"),
+    rollouts=("tasks_per_step", "group_size", "max_turns", "max_tokens_per_turn", "context_limit", "temperature",
+              "top_p", "rollout_wall_time", "command_timeout", "toolcall_max_tokens"),
+    eval=("eval_tasks", "eval_n", "val_n", "val_every"),
+    output=("save_trajectories",))
 
 
 # read instead of the plain type coercion (a flag gives name=weight,...)
@@ -144,7 +164,7 @@ def from_dict(values: dict, base: GRPOConfig | None = None, source: str = "confi
 
 def build_parser() -> argparse.ArgumentParser:
     return layered.build_parser(GRPOConfig, "GRPO with the agent in the loop (MLX).", prog="python -m train.grpo",
-                                choices=CHOICES, skip=("extra",))
+                                choices=CHOICES, skip=("extra",), groups=GROUPS)
 
 
 def load_grpo_config(argv: list[str] | None = None) -> GRPOConfig:

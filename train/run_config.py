@@ -27,49 +27,75 @@ from pathlib import Path
 import yaml
 
 from nanoagent import config as layered
-from nanoagent.config import ConfigError
+from nanoagent.config import ConfigError, option
 
 FINE_TUNES = ("lora", "full")
 
 
 @dataclass
 class TrainingConfig:
-    model: str | None = "embedded"  # "embedded", a local HF/MLX folder or run folder, or a Hub id
-    run_dir: str | None = None  # output folder; None: runs/<trainer>-<time>
+    model: str | None = option("embedded", "model to start from: embedded, an MLX/HF model folder, a run folder, "
+                                           "a .gguf or a Hub id")
+    run_dir: str | None = option(None, "output folder: checkpoints, metrics, config.yaml and the final model/ "
+                                       "(default: runs/<trainer>-<date>-<time>)")
     # which weights train
-    fine_tune: str = "lora"  # lora | full
-    lora_rank: int = 16
-    lora_scale: float = 20.0  # mlx-lm's convention: the LoRA update is scaled by this (not alpha/rank)
-    lora_dropout: float = 0.0
-    lora_layers: int = -1  # how many of the last transformer blocks get LoRA; -1: all
-    lora_keys: list[str] | None = None  # module paths inside a block, e.g. [self_attn.q_proj]; None: every linear
-    grad_checkpoint: bool = False  # recompute blocks' activations in the backward pass: less memory, more time
-    checkpoint_every: int = 1  # with grad_checkpoint: every Nth block recomputes (1 all, 3 a third of them)
+    fine_tune: str = option("lora", "which weights train: lora (low-rank adapters) or full (every weight)")
+    lora_rank: int = option(16, "rank of the LoRA matrices")
+    lora_scale: float = option(20.0, "scale of the LoRA update (mlx-lm's convention, not alpha/rank)")
+    lora_dropout: float = option(0.0, "dropout on the LoRA input, in [0, 1)")
+    lora_layers: int = option(-1, "how many of the last transformer blocks get LoRA; -1: all")
+    lora_keys: list[str] | None = option(None, "module paths inside a block that get LoRA, e.g. "
+                                               "self_attn.q_proj,mlp.down_proj (default: every linear)")
+    grad_checkpoint: bool = option(False, "recompute blocks' activations in the backward pass: less memory, "
+                                          "more time")
+    checkpoint_every: int = option(1, "with --grad-checkpoint: every Nth block recomputes (1: all, 3: a third)")
     # CPU: softmax, SwiGLU and logsumexp through nanoagent's compiled kernels when built (python -m
     # nanoagent.native.build; setup.sh builds them on x86-64 Linux): faster, with MLX's own memory use
-    native_ops: bool = True
+    native_ops: bool = option(True, "CPU: softmax, SwiGLU and logsumexp through the compiled kernels when built "
+                                    "(python -m nanoagent.native.build)")
     # optimizer (AdamW, warmup then cosine to learning_rate * min_lr_ratio)
-    steps: int = 200
-    learning_rate: float = 2e-4
-    min_lr_ratio: float = 0.1
-    warmup_steps: int = 10
-    weight_decay: float = 0.0
-    beta1: float = 0.9
-    beta2: float = 0.999
-    grad_clip: float = 1.0  # max global gradient norm; 0 disables
-    seed: int = 0
+    steps: int = option(200, "optimizer steps")
+    learning_rate: float = option(2e-4, "peak learning rate (AdamW; linear warmup, then cosine decay)")
+    min_lr_ratio: float = option(0.1, "the cosine decay ends at learning_rate times this (1: constant)")
+    warmup_steps: int = option(10, "steps of linear warmup to the peak learning rate")
+    weight_decay: float = option(0.0, "AdamW weight decay")
+    beta1: float = option(0.9, "AdamW beta1")
+    beta2: float = option(0.999, "AdamW beta2")
+    grad_clip: float = option(1.0, "clip the global gradient norm to this; 0: no clipping")
+    seed: int = option(0, "random seed (data order, LoRA init, dropout, sampling)")
     # checkpoints and output
-    save_every: int = 50
-    keep_checkpoints: int = 2
-    resume: bool = True  # continue from the run folder's last checkpoint if there is one (its config.yaml too)
-    force_config: bool = False  # on resume, let the settings given now replace the run's own (see resumed_config)
+    save_every: int = option(50, "save a checkpoint every N steps and at the end; 0: none")
+    keep_checkpoints: int = option(2, "newest checkpoints kept; older ones are deleted (0: keep all)")
+    resume: bool = option(True, "continue from the run folder's last checkpoint, with its config.yaml; "
+                                "--no-resume starts over")
+    force_config: bool = option(False, "on resume, let the settings given now replace the run's own")
     # the final model is the validated step that scored best, not the last (train.dft: the lowest validation
     # cross-entropy; train.grpo: the best greedy accuracy on held-out tool-call tasks, when val_n > 0)
-    keep_best: bool = True
-    fuse: bool = True  # fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights
-    progress: bool = True
-    plot: bool = True
+    keep_best: bool = option(True, "the final model is the validated step that scored best, not the last")
+    fuse: bool = option(True, "fuse LoRA into the saved model; --no-fuse keeps adapters beside the base weights")
+    progress: bool = option(True, "show progress bars on stderr")
+    plot: bool = option(True, "draw the run's curves into the run folder (train.dft: loss.png, train.grpo: grpo.png)")
     extra: dict = field(default_factory=dict, repr=False)  # free-form notes copied to the resolved config
+
+
+# --help headings of the shared fields; each trainer adds its own fields to these and its own headings
+GROUPS = {
+    "model": ("model", "fine_tune", "lora_rank", "lora_scale", "lora_dropout", "lora_layers", "lora_keys",
+              "grad_checkpoint", "checkpoint_every", "native_ops"),
+    "optimisation": ("steps", "learning_rate", "min_lr_ratio", "warmup_steps", "weight_decay", "beta1", "beta2",
+                     "grad_clip", "seed"),
+    "output": ("run_dir", "save_every", "keep_checkpoints", "resume", "force_config", "keep_best", "fuse",
+               "progress", "plot"),
+}
+
+
+def groups(**more: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """GROUPS with `more` fields under each heading (a new heading where it names one GROUPS lacks), in the order
+    data, model, optimisation, then the rest, output last."""
+    titles = ["data", "model", "optimisation", *[t for t in more if t not in ("data", "model", "optimisation",
+                                                                             "output")], "output"]
+    merged = {t: GROUPS.get(t, ()) + more.get(t, ()) for t in titles}
+    return {t: names for t, names in merged.items() if names}
 
 
 def check_training(cfg: TrainingConfig) -> TrainingConfig:

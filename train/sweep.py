@@ -41,7 +41,7 @@ from pathlib import Path
 from dataclasses import dataclass
 
 from nanoagent.atomic import write_json, write_text
-from nanoagent.config import from_dict, read_yaml_mapping
+from nanoagent.config import HelpFormatter, from_dict, read_yaml_mapping
 from train.config import ConfigError, DFTConfig
 
 RESULTS = Path("train/results")
@@ -244,7 +244,8 @@ def write_summary(spec: dict) -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.split("\n\n")[0],
+                                formatter_class=HelpFormatter)
     p.add_argument("sweep", help="sweep YAML file")
     p.add_argument("--only", default=None, help="comma-separated variants (and those they start from)")
     p.add_argument("--dry-run", action="store_true", help="print the commands and run nothing")

@@ -32,11 +32,13 @@ from nanoagent.config import ConfigError, build_parser, load, parse_weights, sav
 @dataclasses.dataclass
 class SyntheticConfig:
     n: int = dataclasses.field(default=2000, metadata={"help": "rows to generate"})
-    seed: int = 0
+    seed: int = dataclasses.field(default=0, metadata={"help": "generator seed: the same seed gives the same rows"})
     kinds: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_KINDS), metadata={
         "help": "kind=weight,... e.g. coding=1,single=2 (in YAML, a mapping); default: every kind"})
-    out: str = "data/synthetic/sample.jsonl"
-    tokenizer: str = dataclasses.field(default="none", metadata={"help": "none | tiny | embedded | model folder | Hub id"})
+    out: str = dataclasses.field(default="data/synthetic/sample.jsonl", metadata={
+        "help": "JSONL file to write; <out>.stats.json and <out>.config.json go beside it"})
+    tokenizer: str = dataclasses.field(default="none", metadata={
+        "help": "tokenizer for the stats' token counts: none | tiny | embedded | model folder | Hub id"})
 
 
 def parse_kinds(value) -> dict:

@@ -30,6 +30,7 @@ from nanoagent.agent.diff import diff_stats
 from nanoagent.agent.sandbox import Workspace
 from nanoagent.agent.tools import REPEAT_NOTE, TOOLS, call_tool
 from nanoagent.agent.trajectory import Step, Trajectory
+from nanoagent.config import option
 from nanoagent.toolcall import ToolCallError, parse
 
 SYSTEM_PROMPT = (
@@ -51,19 +52,20 @@ class ExitStatus(str, enum.Enum):
 
 @dataclass
 class AgentConfig:
-    max_turns: int = 20                  # model calls
-    max_tokens_per_turn: int = 512       # passed to the backend as max_tokens
-    context_limit: int = 8192            # stop when prompt + reply of a call reaches this (SmolLM2: 8192)
-    token_budget: int = 32768            # stop when the generated tokens of the run reach this
-    wall_time: float = 600.0             # seconds for the whole run
-    command_timeout: float = 30.0        # seconds per shell command
-    max_format_errors: int = 3           # consecutive malformed tool calls
-    repeat_warning: int = 3              # identical shell commands in a row before the result warns; 0: never
-    parallel_tool_calls: bool = False    # run every call of a turn, not only the first
-    temperature: float = 0.0
-    seed: int | None = 0                 # step i uses seed + i
+    max_turns: int = option(20, "model calls per run")
+    max_tokens_per_turn: int = option(512, "new tokens per model call")
+    # SmolLM2's context is 8192 tokens
+    context_limit: int = option(8192, "stop when prompt + reply of a call reach this many tokens")
+    token_budget: int = option(32768, "stop when the run's generated tokens reach this")
+    wall_time: float = option(600.0, "seconds for the whole run")
+    command_timeout: float = option(30.0, "seconds per shell command")
+    max_format_errors: int = option(3, "stop after this many malformed tool calls in a row")
+    repeat_warning: int = option(3, "identical shell commands in a row before the result warns; 0: never")
+    parallel_tool_calls: bool = option(False, "run every call of a turn, not only the first")
+    temperature: float = option(0.0, "sampling temperature; 0: greedy")
+    seed: int | None = option(0, "sampling seed; step i uses seed + i")
     system_prompt: str = SYSTEM_PROMPT
-    diff_every_step: bool = True         # keep the saved trajectory's diff current after each step
+    diff_every_step: bool = option(True, "keep the saved trajectory's diff current after each step")
     trajectory_path: str | None = None   # where to save; None: keep in memory only
 
 

@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from nanoagent.atomic import write_json
+from nanoagent.config import HelpFormatter
 from nanoagent.tasks.evaluate import evaluate
 from nanoagent.tasks.loader import load_tasks
 from nanoagent.tasks.spec import Task, TaskError
@@ -62,11 +63,12 @@ def validate(tasks: list[Task], max_seconds: float = MAX_SECONDS, progress: bool
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nanoagent.tasks.validate", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m nanoagent.tasks.validate", description=__doc__.split("\n\n")[0],
+                                 formatter_class=HelpFormatter)
     ap.add_argument("source", nargs="?", default="coding", help="task source (see nanoagent.tasks.loader)")
     ap.add_argument("--max-seconds", type=float, default=MAX_SECONDS, help="limit for one test run")
     ap.add_argument("--json", help="write the report here")
-    ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     try:
         tasks = load_tasks(args.source)
