@@ -4,8 +4,10 @@
     runs = load_runs("eval/results")     # every *.json in it (recursively) that is an eval result
 
 A run file holds {"format": "nanoagent-eval", "version": 1, "kind": "toolcall" | "coding", "label", "created",
-"model": {"spec", "backend"}, "settings", "machine", "suites": {name: {"metrics", "dropped", "items"}},
-"throughput"}. `machine` is nanoagent.machine.machine_info() (platform, CPU, cores, python, package versions).
+"model": {"spec", "backend", "weights_sha256"}, "settings", "machine", "suites": {name: {"metrics", "dropped",
+"items"}}, "throughput"}. `machine` is nanoagent.machine.machine_info() (platform, CPU, cores, python, package
+versions). `weights_sha256` names the weights evaluated (nanoagent/weights_digest.py; null for an endpoint): the Hub
+release (export.hub) refuses results of another model by it.
 Files that are not eval results are reported by `load_runs` as skipped (with the reason), never silently ignored.
 A tool-call run whose suites carry `at_threshold` figures (a model with a stored call threshold, run without it:
 eval/toolcall.py) comes back as two runs: its own, and `LABEL@thresholdT` with the figures at threshold T (metrics
@@ -56,8 +58,11 @@ def label_for(spec: str) -> str:
 
 
 def new_run(kind: str, spec: str, backend_desc: str, settings: dict, label: str | None = None) -> dict:
+    from nanoagent.weights_digest import weights_digest
+
+    model = {"spec": spec, "backend": backend_desc, "weights_sha256": weights_digest(spec)}
     return {"format": FORMAT, "version": VERSION, "kind": kind, "label": label or label_for(spec), "created": now(),
-            "model": {"spec": spec, "backend": backend_desc}, "settings": settings, "machine": machine(),
+            "model": model, "settings": settings, "machine": machine(),
             "suites": {}, "throughput": {}}
 
 

@@ -153,6 +153,12 @@ def resumed_run(cfg, suites: dict[str, list[str]]) -> dict | None:
     if run.get("model", {}).get("spec") != cfg.model:
         raise ResumeError(f"{path} is of model {run.get('model', {}).get('spec')!r}, not {cfg.model!r}; "
                           "choose another --name or run without --resume")
+    from nanoagent.weights_digest import weights_digest
+
+    saved_weights = run["model"].get("weights_sha256")
+    if saved_weights and saved_weights != weights_digest(cfg.model):
+        raise ResumeError(f"{path} is of other weights than {cfg.model} holds now (it was retrained or replaced); "
+                          "choose another --name or run without --resume")
     from nanoagent.call_threshold import ThresholdError, resolve_threshold
     from nanoagent.render import PromptFormatError
 

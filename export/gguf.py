@@ -11,7 +11,8 @@ llama.cpp on the new file against MLX on the source. Its summary is printed at t
 export facts and the full report go to FILE.export.json beside the GGUF. Exit codes: 0 ok, 2 bad input, 3 the file
 was written but parity is below the thresholds in export.config. A call threshold stored with the source model
 (nanoagent/call_threshold.py) travels in the GGUF's metadata, so `nanoagent serve FILE.gguf` applies it; so does
-its prompt format (nanoagent/prompt_format.py), with the chat template that renders it.
+its prompt format (nanoagent/prompt_format.py), with the chat template that renders it, and the digest of the
+source's weights (nanoagent/weights_digest.py), so an eval of the file is known to be of that model.
 
 `--embedding-type f16` writes the token embedding (a tied model's output layer too) as F16 and the rest as Q8_0:
 most of a Q8_0 file's perplexity gap is there (export/README.md has the measurements).
@@ -102,6 +103,7 @@ def export(cfg: ExportConfig, say=print) -> dict:
     from nanoagent.gguf_writer import write_gguf
     from nanoagent.call_threshold import stored_threshold
     from nanoagent.prompt_format import stored_format
+    from nanoagent.weights_digest import folder_digest
 
     say(f"export: {source.folder} -> {out} ({cfg.type})")
     start = time.perf_counter()
@@ -109,9 +111,11 @@ def export(cfg: ExportConfig, say=print) -> dict:
     load_s = time.perf_counter() - start
     threshold = stored_threshold(source.folder)
     fmt = stored_format(source.folder)
+    digest = folder_digest(source.folder)
     result = write_gguf(weights, source.config, tokenizer, out, cfg.type, name=cfg.name or source.name,
-                        call_threshold=threshold, embedding_type=cfg.embedding_type, prompt_format=fmt)
-    result.update(call_threshold=threshold, prompt_format=fmt.name)
+                        call_threshold=threshold, embedding_type=cfg.embedding_type, prompt_format=fmt,
+                        source_weights=digest)
+    result.update(call_threshold=threshold, prompt_format=fmt.name, source_weights=digest)
     export_s = time.perf_counter() - start
     del weights
     result.update(load_seconds=round(load_s, 2), export_seconds=round(export_s, 2), source=str(source.folder),

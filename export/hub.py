@@ -3,13 +3,15 @@
     python -m export.hub --model RUN_OR_FOLDER --repo-id USER/NAME [--dry-run] [--out releases/NAME] [--no-check]
     python -m export.hub --model embedded --repo-id me/smollm2-135m-nanoagent --dry-run
 
-Steps: check the inputs (repo id, model folder and architecture, release folder) before any work; assemble the
-release folder (export.release: the Q8_0 GGUF written by export.gguf with its parity report unless --no-check, the
-MLX safetensors with config and tokenizer, the model card, the run folder's training config and eval results);
-validate it (files present, card front matter complete, the GGUF loads); print every file that would be uploaded.
-`--dry-run` stops there and never touches the network. Otherwise a token (--token, $HF_TOKEN, or the one saved by
-`hf auth login`) is required: huggingface_hub creates the repo if needed, uploads the folder and the commit URL is
-printed. Without a token, or when the Hub can't be reached, it says exactly that and where the folder is.
+Steps: check the inputs (repo id, model folder and architecture, release folder, and that every eval result file is
+of this model: export/evals.py refuses another model's by its weights' digest, naming both) before any work;
+assemble the release folder (export.release: the Q8_0 GGUF written by export.gguf with its parity report unless
+--no-check, the MLX safetensors with config and tokenizer, the model card, the run folder's training records and
+eval results, the figures); validate it (files present, card front matter complete, the GGUF loads); print every
+file that would be uploaded. `--dry-run` stops there and never touches the network. Otherwise a token (--token,
+$HF_TOKEN, or the one saved by `hf auth login`) is required: huggingface_hub creates the repo if needed, uploads the
+folder and the commit URL is printed. Without a token, or when the Hub can't be reached, it says exactly that and
+where the folder is.
 Exit codes: 0 done, 2 bad input, 4 the folder failed validation, 5 no token or the upload failed.
 
 Left out: pull requests, revisions other than main, deleting files already in the repo.
@@ -87,15 +89,20 @@ def release(cfg: HubConfig, say=print) -> dict:
     from export.gguf import export
     from export.release import assemble, check_out_folder, validate
 
+    from export.evals import checked_evals, eval_paths
+    from nanoagent.weights_digest import folder_digest
+
     check_repo_id(cfg.repo_id)
     source = resolve_source(cfg.model)
     out = check_out_folder(Path(cfg.out or Path("releases") / cfg.repo_id.split("/")[-1]).expanduser())
+    digest = folder_digest(source.folder)
+    evals = checked_evals(eval_paths(cfg, source), source, digest, say)  # another model's results: refused here
 
     def export_gguf(path: Path) -> dict:
         return export(ExportConfig(model=str(source.folder), out=str(path), type="q8_0", name=cfg.repo_id,
                                    check=cfg.check), say=say)
 
-    manifest = assemble(cfg, source, out, export_gguf, say=say)
+    manifest = assemble(cfg, source, out, export_gguf, say=say, evals=evals, digest=digest)
     problems = validate(out)
     safe_cfg = dataclasses.replace(cfg, token="***" if cfg.token else None)
     result = {"folder": str(out), "files": manifest["files"], "problems": problems, "uploaded": False}

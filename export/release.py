@@ -5,14 +5,19 @@ Layout of `releases/NAME/` (built in a temporary sibling and renamed into place 
     NAME-Q8_0.gguf            written by export.gguf, with NAME-Q8_0.export.json (its parity report)
     config.json, *.safetensors, tokenizer.json, tokenizer_config.json, ...   the MLX model folder's files, with
                               the weights stored as bfloat16 (the GGUF is made from the float32 source)
-    training/                 config.yaml, summary.json, validity.json, data_stats.json ... from the run folder
-    eval/                     eval results found in the run folder (eval*.json, eval/**/*.json) and given by --evals
-    release.json              every file with its size and sha256
+    training/                 config.yaml, summary.json, validity.json, data_stats.json, metrics.jsonl and loss.png
+                              from the run folder (the plot drawn from metrics.jsonl when the run has none)
+    eval/                     eval results found in the run folder (eval*.json, eval/**/*.json) and given by --evals,
+                              each checked to be of this model (export/evals.py), and bfcl.png, their bar chart
+    release.json              every file with its size and sha256, and the weights' digest
+
+The bfloat16 safetensors carry the digest of the weights they were made from in their header, as the GGUF does in
+its metadata (nanoagent/weights_digest.py): an eval of any of them is known to be of this model.
 
 `validate(folder)` checks that the files are present, the card's front matter is complete and the GGUF loads
 (gguf reader, then llama.cpp when installed), returning a list of problems.
 
-Left out: uploading (export.hub) and model-index eval metadata.
+Left out: uploading (export.hub).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+
+import yaml
 
 from export.source import ExportError, Source
 from nanoagent.models import sha256_file
@@ -45,18 +52,17 @@ def check_out_folder(out: Path) -> Path:
     return out
 
 
-def to_bfloat16(src: Path, dst: Path) -> None:
-    """Copy a safetensors file with its float32 tensors stored as bfloat16 (other dtypes as they are)."""
+def to_bfloat16(src: Path, dst: Path, source_weights: str | None = None) -> None:
+    """Copy a safetensors file with its float32 tensors stored as bfloat16 (other dtypes as they are), its header
+    naming the weights it was made from (nanoagent/weights_digest.py)."""
     import mlx.core as mx
 
+    from nanoagent.weights_digest import KEY
+
     tensors = mx.load(str(src))
+    metadata = {"format": "mlx", **({KEY: source_weights} if source_weights else {})}
     mx.save_safetensors(str(dst), {k: v.astype(mx.bfloat16) if v.dtype == mx.float32 else v
-                                   for k, v in tensors.items()}, metadata={"format": "mlx"})
-
-
-def eval_files(run_dir: Path) -> list[Path]:
-    found = sorted(run_dir.glob("eval*.json")) + sorted((run_dir / "eval").rglob("*.json"))
-    return [p for p in found if p.is_file()]
+                                   for k, v in tensors.items()}, metadata=metadata)
 
 
 def read_json_files(paths: list[Path], say) -> dict:
@@ -69,10 +75,76 @@ def read_json_files(paths: list[Path], say) -> dict:
     return out
 
 
-def assemble(cfg, source: Source, out: Path, export_gguf, say=print) -> dict:
-    """Build the release folder; `export_gguf(path)` writes the GGUF there and returns its export record."""
-    from export.card import model_card
+def copy_model(source: Source, tmp: Path, digest: str | None) -> list[str]:
+    """The model folder's files into the release: weights as bfloat16, config.json saying so, the rest as they are."""
+    copied = []
+    for f in sorted(source.folder.iterdir()):
+        if f.is_file() and f.name not in MODEL_SKIP and f.name != "README.md":
+            if f.suffix == ".safetensors":
+                to_bfloat16(f, tmp / f.name, digest)  # as Hub models of this size ship: half the bytes of float32
+            elif f.name == "config.json":
+                config = json.loads(f.read_text())
+                config["torch_dtype"] = "bfloat16"
+                (tmp / f.name).write_text(json.dumps(config, indent=2) + "\n")
+            else:
+                shutil.copy2(f, tmp / f.name)
+            copied.append(f.name)
+    return copied
 
+
+def copy_training(run_dir: Path, tmp: Path, say) -> tuple[dict, dict]:
+    """The run's records into training/: ({"config", "summary", "data_stats" parsed, "files"}, figures). The loss
+    plot is the run's own, or drawn from its metrics.jsonl when the run made none."""
+    from export.figures import loss_figure
+
+    (tmp / "training").mkdir()
+    shipped = []
+    for fname in TRAINING_FILES:
+        if (run_dir / fname).is_file():
+            shutil.copy2(run_dir / fname, tmp / "training" / fname)
+            shipped.append(fname)
+    training = {"files": shipped}
+    for key, fname in (("summary", "summary.json"), ("data_stats", "data_stats.json")):
+        if fname in shipped:
+            training[key] = read_json_files([run_dir / fname], say).get(fname)
+    if "config.yaml" in shipped:
+        try:
+            training["config"] = yaml.safe_load((run_dir / "config.yaml").read_text())
+        except yaml.YAMLError:
+            say(f"note: {run_dir / 'config.yaml'} is not readable YAML; shipped, left out of the card's summary")
+    figures = {}
+    if "loss.png" in shipped or loss_figure(run_dir / "metrics.jsonl", tmp / "training" / "loss.png"):
+        figures["loss"] = "training/loss.png"
+        training["files"] = list(dict.fromkeys(shipped + ["loss.png"]))
+    return training, figures
+
+
+def copy_evals(evals: dict, run_dir: Path | None, tmp: Path) -> dict:
+    """The eval files into eval/ (the run folder's eval/ tree kept); {name under eval/: parsed JSON}."""
+    shipped = {}
+    if evals:
+        (tmp / "eval").mkdir()
+    for path, data in evals.items():
+        inside = run_dir is not None and path.is_relative_to(run_dir / "eval")
+        rel = path.relative_to(run_dir / "eval") if inside else Path(path.name)
+        (tmp / "eval" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, tmp / "eval" / rel)
+        shipped[rel.as_posix()] = data
+    return shipped
+
+
+def assemble(cfg, source: Source, out: Path, export_gguf, say=print, evals: dict | None = None,
+             digest: str | None = None) -> dict:
+    """Build the release folder; `export_gguf(path)` writes the GGUF there and returns its export record.
+    `evals` ({path: parsed JSON}, checked to be of this model by export.evals) and `digest` (the model's weights
+    digest) are worked out here when not given."""
+    from export.card import card_columns, model_card
+    from export.evals import checked_evals, eval_paths
+    from export.figures import bfcl_figure
+    from nanoagent.weights_digest import folder_digest
+
+    digest = digest or folder_digest(source.folder)
+    evals = checked_evals(eval_paths(cfg, source), source, digest, say) if evals is None else evals
     name = cfg.repo_id.split("/")[-1]
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -81,49 +153,21 @@ def assemble(cfg, source: Source, out: Path, export_gguf, say=print) -> dict:
         report = tmp / f"{Path(gguf_name).stem}.export.json"
         if report.is_file():  # it names the temporary folder; name the release folder instead
             report.write_text(report.read_text().replace(str(tmp), str(out)))
-        copied = []
-        for f in sorted(source.folder.iterdir()):
-            if f.is_file() and f.name not in MODEL_SKIP and f.name != "README.md":
-                if f.suffix == ".safetensors":
-                    to_bfloat16(f, tmp / f.name)  # as Hub models of this size ship: half the bytes of float32
-                elif f.name == "config.json":
-                    config = json.loads(f.read_text())
-                    config["torch_dtype"] = "bfloat16"
-                    (tmp / f.name).write_text(json.dumps(config, indent=2) + "\n")
-                else:
-                    shutil.copy2(f, tmp / f.name)
-                copied.append(f.name)
-        training, evals = {}, {}
-        if source.run_dir:
-            (tmp / "training").mkdir()
-            for fname in TRAINING_FILES:
-                src = source.run_dir / fname
-                if src.is_file():
-                    shutil.copy2(src, tmp / "training" / fname)
-                    if fname == "config.yaml":
-                        training[fname] = src.read_text()
-            training.update(read_json_files([source.run_dir / f for f in ("summary.json", "validity.json",
-                                                                          "data_stats.json")
-                                             if (source.run_dir / f).is_file()], say))
-            training["loss.png"] = (source.run_dir / "loss.png").is_file()
-            found = eval_files(source.run_dir) + [Path(p) for p in cfg.evals]
-            if found:
-                (tmp / "eval").mkdir()
-                for p in found:
-                    rel = (p.relative_to(source.run_dir / "eval") if p.is_relative_to(source.run_dir / "eval")
-                           else p.name)
-                    (tmp / "eval" / rel).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(p, tmp / "eval" / rel)
-                evals = read_json_files(found, say)
-            say(f"run folder {source.run_dir}: {len(training)} training files, {len(found)} eval result files")
-        else:
-            say("no run folder: the release has no training config or eval results (the model is not a fine-tune)")
-        card = model_card(cfg, source, gguf_name, training, evals, record.get("parity"))
+        copied = copy_model(source, tmp, digest)
+        training, figures = copy_training(source.run_dir, tmp, say) if source.run_dir else ({}, {})
+        if not source.run_dir:
+            say("no run folder: the release has no training records (the model is not a fine-tune)")
+        shipped = copy_evals(evals, source.run_dir, tmp)
+        if bfcl_figure(card_columns(shipped, cfg.repo_id), tmp / "eval" / "bfcl.png"):
+            figures["bfcl"] = "eval/bfcl.png"
+        say(f"release: {len(training.get('files', []))} training files, {len(shipped)} eval result files, "
+            f"figures: {', '.join(figures.values()) or 'none'}")
+        card = model_card(cfg, source, gguf_name, training, shipped, record.get("parity"), figures)
         (tmp / "README.md").write_text(card)
         files = {str(p.relative_to(tmp)): {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
                  for p in sorted(tmp.rglob("*")) if p.is_file()}
-        manifest = {"repo_id": cfg.repo_id, "source": str(source.folder), "gguf": gguf_name,
-                    "model_files": copied, "files": files}
+        manifest = {"repo_id": cfg.repo_id, "source": str(source.folder), "weights_sha256": digest,
+                    "gguf": gguf_name, "model_files": copied, "files": files}
         (tmp / MARKER).write_text(json.dumps(manifest, indent=2) + "\n")
         mask = os.umask(0)
         os.umask(mask)

@@ -39,13 +39,14 @@ def _cell(m: dict | None, detail: bool) -> str:
     return f"{_pct(m['accuracy'])}{band}; valid {100 * m['valid_rate']:.0f}%, calls {100 * m['call_rate']:.0f}%"
 
 
-def bfcl_table(runs: list[dict], detail: bool = False, targets: bool = False) -> str:
-    """Markdown: one row per suite (in the runs' order), one column per run (its label and backend), then the
-    targets (when asked) and the anchors. A cell is "accuracy (schema-valid)" in %, or with `detail` the
+def bfcl_table(runs: list[dict], detail: bool = False, targets: bool = False, heads: list[str] | None = None) -> str:
+    """Markdown: one row per suite (in the runs' order), one column per run (`heads`, or its label and backend),
+    then the targets (when asked) and the anchors. A cell is "accuracy (schema-valid)" in %, or with `detail` the
     accuracy's 95% interval, the schema-valid rate and the share of replies with a call."""
     suites = list(dict.fromkeys(s for r in runs for s in r["suites"]))
-    head = ["suite", "n"] + [r["label"] if detail else f"{r['label']} ({r.get('model', {}).get('backend', '') or 'model'})"
-                             for r in runs]
+    named = [r["label"] if detail else f"{r['label']} ({r.get('model', {}).get('backend', '') or 'model'})"
+             for r in runs]
+    head = ["suite", "n"] + (heads or named)
     head += (["target"] if targets else []) + list(ANCHORS)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for s in suites:

@@ -166,11 +166,12 @@ EMBEDDING_TENSORS = ("token_embd.weight", "output.weight")  # the vocabulary-wid
 
 def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str = "q8_0", name: str = "model",
                progress: bool = True, call_threshold: float | None = None,
-               embedding_type: str | None = None, prompt_format=None) -> dict:
+               embedding_type: str | None = None, prompt_format=None, source_weights: str | None = None) -> dict:
     """Write the GGUF atomically; returns {"path", "bytes", "tensor_types": {type: count}, "fallback_f16": [...]}.
     `call_threshold` (the one stored with the source model, nanoagent/call_threshold.py) goes into the metadata;
     so does `prompt_format` (the source model's, nanoagent/prompt_format.py; None: standard), with the chat template
-    that renders it.
+    that renders it; so does `source_weights`, the digest of the weights it is made from (nanoagent/weights_digest.py),
+    so that an eval of the file names the model it came from.
     `embedding_type` (default `qtype`) is the type of EMBEDDING_TENSORS, as llama-quantize's --token-embedding-type
     and --output-tensor-type: with tied embeddings token_embd is also the output layer."""
     import gguf
@@ -178,6 +179,7 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
 
     from nanoagent.call_threshold import GGUF_KEY
     from nanoagent.prompt_format import GGUF_KEY as FORMAT_KEY
+    from nanoagent.weights_digest import KEY as DIGEST_KEY
     from nanoagent.render import chat_template, format_named
 
     qtype = check_type(qtype)
@@ -227,6 +229,8 @@ def write_gguf(weights: dict, cfg: dict, tokenizer, out: str | Path, qtype: str 
         w.add_string(FORMAT_KEY, fmt.name)
         if call_threshold is not None:
             w.add_float32(GGUF_KEY, float(call_threshold))
+        if source_weights:
+            w.add_string(DIGEST_KEY, source_weights)
         for gname in tqdm(sorted(tensors, key=_order), desc=f"encoding {qtype}", unit="tensor", disable=not progress):
             want = embedding_type if gname in EMBEDDING_TENSORS else qtype
             data, ggml_type = encode_tensor(tensors[gname], want)

@@ -6,14 +6,15 @@ schema-constrained tool calls.
 
 Endpoints: `GET /v1/models`, `POST /v1/chat/completions` (messages with system/user/assistant/tool roles,
 `tools`, `tool_choice` "auto" | "none" | "required" | {"type": "function", "function": {"name": ...}},
-`max_tokens` or `max_completion_tokens`, `temperature`, `seed`, `stream`), `GET /health`. The prompt is rendered
-with our renderer (nanoagent.render), exactly as in training; the reply's `<tool_call>` blocks come back as
-OpenAI `tool_calls` (arguments as a JSON string) with finish_reason "tool_calls". With constraints on (the
-default), every call names an offered tool and fits its schema (nanoagent.constrain); "required" and a named
-function make the grammar demand a call, and tools whose schemas can't be compiled into a grammar then get a 400
-naming the tool ("none" offers no tools; with --no-constrain nothing enforces "required"). With `stream`, text is
-sent as it is generated (server-sent events) and the calls in one final delta (text from a "<" on is held back
-until the reply ends, in case it opens a call).
+`max_tokens` or `max_completion_tokens`, `temperature`, `seed`, `stream`, `stream_options.include_usage`),
+`GET /health`. The prompt is rendered with our renderer (nanoagent.render), exactly as in training; the reply's
+`<tool_call>` blocks come back as OpenAI `tool_calls` (arguments as a JSON string) with finish_reason "tool_calls".
+With constraints on (the default), every call names an offered tool and fits its schema (nanoagent.constrain);
+"required" and a named function make the grammar demand a call, and tools whose schemas can't be compiled into a
+grammar then get a 400 naming the tool ("none" offers no tools; with --no-constrain nothing enforces "required").
+With `stream`, the reply goes out as server-sent events while it is generated (nanoagent/server_stream.py): text as
+`content` deltas, each call as OpenAI's `tool_calls` deltas (its name first, then its arguments as they are written
+when the grammar decodes it, else once it closes and parses), and with `include_usage` a last chunk of token counts.
 
 Hostile clients. Every request gets an HTTP response; a client error is a 4xx with OpenAI's error object
 (`{"error": {"message", "type", "param", "code"}}`) whose message names the field and what is wrong
@@ -53,12 +54,14 @@ import time
 import traceback
 import uuid
 from concurrent.futures import CancelledError, ThreadPoolExecutor
+from functools import lru_cache
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from nanoagent.mlx_streams import release_streams
 from nanoagent.server_requests import RequestError, canonical_messages, chat_request, enforceable, parse_body, \
     request_tools
+from nanoagent.server_stream import ClientGone, StreamedReply
 from nanoagent.toolcall import CLOSE, ToolCallError, parse
 
 MAX_BODY = 8 * 1024 * 1024
@@ -90,16 +93,19 @@ def reply_message(text: str, tools: list[dict]) -> tuple[dict, str]:
     return {"role": "assistant", "content": reply.content or None, "tool_calls": calls}, "tool_calls"
 
 
-class ClientGone(Exception):
-    """Raised into a generation whose client has disconnected: the reply stops there."""
-
-
 class ServerClosing(Exception):
     """The server is shutting down: a queued request is cancelled and the reply in progress stops (503)."""
 
 
 class ServerBusy(Exception):
     """A request waited longer than the queue timeout for the model (503 with Retry-After)."""
+
+
+@lru_cache(maxsize=64)
+def grammar_compiles(tools_json: str, require_call: bool) -> bool:
+    from nanoagent.constrain import tool_grammar
+
+    return tool_grammar(json.loads(tools_json), require_call)[0] is not None
 
 
 def prompt_length(backend, messages: list[dict], tools: list[dict]) -> int | None:
@@ -154,6 +160,13 @@ class ModelServer:
         if req["tool_choice"] == "required" and getattr(self.backend, "constrained", False):
             enforceable(req["tools"])
         return req
+
+    def calls_under_grammar(self, req: dict) -> bool:
+        """Whether the request's tool calls are decoded under its tools' grammar: a constrained backend, and
+        schemas that compile (otherwise the backend decodes without one)."""
+        if not req["tools"] or not getattr(self.backend, "constrained", False):
+            return False
+        return grammar_compiles(json.dumps(req["tools"], sort_keys=True), req["tool_choice"] == "required")
 
     def fit(self, req: dict) -> int:
         """The reply's token budget: what the request asks (or the default), clamped to the server's limit and to
@@ -262,65 +275,6 @@ def error_body(status: int, message: str, param: str | None = None) -> dict:
     """OpenAI's error object."""
     kind = ERROR_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error")
     return {"error": {"message": message, "type": kind, "param": param, "code": status}}
-
-
-class StreamedReply:
-    """One streamed reply as server-sent events, written on its handler's thread. Text that may open a tool call
-    is held back and parsed when the reply ends; a failed write raises ClientGone."""
-
-    def __init__(self, handler, model_name: str, tools: list[dict]):
-        self.handler, self.model_name, self.tools = handler, model_name, tools
-        self.cid, self.created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-        self.pending: list[str] = []
-        self.started = False
-
-    def start(self) -> None:
-        h = self.handler
-        h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream")
-        h.send_header("Cache-Control", "no-cache")
-        h.send_header("Connection", "close")
-        h.close_connection = True
-        self.started = True
-        try:
-            h.end_headers()
-        except OSError:
-            raise ClientGone from None
-        self._send({"role": "assistant", "content": ""})
-
-    def text(self, piece: str) -> None:
-        self.pending.append(piece)
-        text = "".join(self.pending)
-        if "<" in text and self.tools:
-            return  # may be the start of a call: sent (or parsed) at the end
-        self.pending.clear()
-        self._send({"content": text})
-
-    def finish(self, completion) -> None:
-        message, finish = reply_message("".join(self.pending), self.tools) if self.pending else ({}, "stop")
-        if completion.finish_reason == "length" and finish == "stop":
-            finish = "length"
-        if message.get("content"):
-            self._send({"content": message["content"]})
-        if message.get("tool_calls"):
-            self._send({"tool_calls": [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]})
-        self._send({}, finish)
-        self._write(b"data: [DONE]\n\n")
-
-    def fail(self, note: str) -> None:
-        self._send({"content": f"[{note}]"}, "stop")
-
-    def _send(self, delta: dict, finish=None) -> None:
-        chunk = {"id": self.cid, "object": "chat.completion.chunk", "created": self.created, "model": self.model_name,
-                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-        self._write(f"data: {json.dumps(chunk)}\n\n".encode())
-
-    def _write(self, data: bytes) -> None:
-        try:
-            self.handler.wfile.write(data)
-            self.handler.wfile.flush()
-        except OSError:
-            raise ClientGone from None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -489,10 +443,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json_error(status, message, getattr(e, "param", None), headers)
 
     def _stream(self, req: dict) -> None:
-        reply = StreamedReply(self, self.server.model.model_name, req["tools"])
+        model = self.server.model
+        reply = StreamedReply(self, model.model_name, req, live=model.calls_under_grammar(req))
         try:
-            completion = self.server.model.generate(req, on_text=reply.text, client_gone=self._client_gone,
-                                                    on_start=reply.start)
+            completion = model.generate(req, on_text=reply.text, client_gone=self._client_gone,
+                                        on_start=reply.start)
             reply.finish(completion)
         except Exception as e:
             self._failed(e, reply)

@@ -328,7 +328,7 @@ def enforceable(tools: list[dict]) -> None:
 
 def chat_request(body: dict, default_tools: list[dict] | None = None) -> dict:
     """The checked request: canonical messages, the tools to offer, tool_choice ("auto" or "required"),
-    max_tokens (None when the request sets none), temperature, seed and stream."""
+    max_tokens (None when the request sets none), temperature, seed, stream and include_usage."""
     if body.get("model") is not None and not isinstance(body["model"], str):
         raise RequestError(f"'model' must be a string, got {_kind(body['model'])}", "model")
     if integer(body, "n", 1, 1) != 1:
@@ -344,7 +344,24 @@ def chat_request(body: dict, default_tools: list[dict] | None = None) -> dict:
         "temperature": number(body, "temperature", 0.0, 0.0, 2.0),
         "seed": integer(body, "seed", 0, 0, MAX_SEED),
         "stream": flag(body, "stream"),
+        "include_usage": include_usage(body),
     }
+
+
+def include_usage(body: dict) -> bool:
+    """`stream_options.include_usage`: a JSON boolean, and stream_options only with `stream` true (as OpenAI)."""
+    options = body.get("stream_options")
+    if options is None:
+        return False
+    if not isinstance(options, dict):
+        raise RequestError(f"'stream_options' must be an object, got {_kind(options)}", "stream_options")
+    if body.get("stream") is not True:
+        raise RequestError("'stream_options' is only allowed when 'stream' is true", "stream_options")
+    value = options.get("include_usage")
+    if value is not None and not isinstance(value, bool):
+        raise RequestError(f"'stream_options.include_usage' must be a JSON boolean (true or false), got "
+                           f"{_shown(value)}", "stream_options.include_usage")
+    return bool(value)
 
 
 __all__ = ["MAX_DEPTH", "RequestError", "canonical_messages", "chat_request", "check_schema", "check_values",

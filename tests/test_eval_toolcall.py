@@ -275,6 +275,11 @@ def test_resume_keeps_finished_suites_and_runs_only_the_rest(valid_file, tmp_pat
     assert toolcall.main(["--model", "embedded", "--suites", both, "--resume"]) == 2
     assert "--resume needs --name" in capsys.readouterr().err
     assert json.loads((out / "whole.json").read_text()) == run  # nothing lost
+    assert run["model"]["weights_sha256"]  # the weights it scored (nanoagent/weights_digest.py)
+    (out / "other.json").write_text(json.dumps({**run, "model": {**run["model"], "weights_sha256": "0" * 64}}))
+    assert toolcall.main(["--model", "embedded", "--out-dir", str(out), "--name", "other", "--suites", both,
+                          "--resume"]) == 2  # the same spec holds other weights now (retrained, say)
+    assert "other weights than embedded holds now" in capsys.readouterr().err
 
     # a kept suite must hold the items asked for now: another sample of it is refused
     part = ["--model", "embedded", "--out-dir", str(out), "--name", "part"]

@@ -82,8 +82,11 @@ def run_dir(tmp_path_factory):
 
     run = tmp_path_factory.mktemp("run")
     save_tiny_model(run / "model")
-    (run / "config.yaml").write_text("loss: dft\nfine_tune: lora\nsteps: 30\n")
-    (run / "summary.json").write_text(json.dumps({"steps": 30, "val_loss_last": 1.25}))
+    (run / "config.yaml").write_text("loss: sft\nfine_tune: full\nsteps: 30\nbatch_size: 4\nmax_length: 256\n"
+                                     "pack: true\n")
+    (run / "summary.json").write_text(json.dumps({"steps": 30, "input_tokens": 30720, "supervised_tokens": 4000,
+                                                  "train_seconds": 4711.5, "tokens_per_s": 98.2, "resumed_from": None,
+                                                  "val_loss_first": 1.9, "val_loss_last": 1.25}))
     (run / "data_stats.json").write_text(json.dumps({"train": {"path": "data/default/train.jsonl", "records": 100,
                                                                 "kept": 96, "tokens": 5000, "supervised_tokens": 900}}))
     (run / "loss.png").write_bytes(b"\x89PNG\r\n\x1a\n")
@@ -116,11 +119,13 @@ def test_dry_run_builds_a_complete_valid_folder_without_network(run_dir, tmp_pat
     from huggingface_hub import ModelCard  # the Hub's own parser reads the metadata and its model-index back
     results = {(r.dataset_config, r.metric_value) for r in ModelCard(card).data.eval_results}
     assert results == {("simple_python", 55.5), ("irrelevance", 70.0)}
-    assert "0.42" in card and "llama-server" in card and "mlx_lm.generate" in card and "nanoagent run" in card
-    assert "nanoagent serve" in card and "tool_calls" in card
-    assert "steps: 30" in card
+    assert "[toolcall.json](eval/toolcall.json)" in card and "mlx_lm.generate" in card and "nanoagent run" in card
+    assert "nanoagent serve" in card and "tool_calls" in card and "hf download me/tiny-agent" in card
     assert "| simple_python | 400 | 55.5 (91) | 61.6 |" in card  # the BFCL table, with FunctionGemma beside
-    assert "![training and validation loss](training/loss.png)" in card and "96 of 100 records kept" in card
+    assert "| suite | n | tiny-agent, GGUF | FunctionGemma 270M |" in card  # named for the model, not a path
+    assert "![training and validation loss](training/loss.png)" in card
+    assert "![BFCL accuracy per suite, against published small models](eval/bfcl.png)" in card
+    assert (folder / "eval" / "bfcl.png").read_bytes().startswith(b"\x89PNG")
     import mlx.core as mx
     assert {v.dtype for v in mx.load(str(folder / "model.safetensors")).values()} == {mx.bfloat16}
     assert json.loads((folder / "config.json").read_text())["torch_dtype"] == "bfloat16"
@@ -195,9 +200,80 @@ def test_evals_flag_reaches_the_config():
     assert parse_args(["--repo-id", "me/x"]).evals == []
 
 
-def test_model_index_leaves_base_runs_out():
+def test_model_index_names_each_column():
     from export.card import eval_results
     suites = {"simple_python": {"metrics": {"accuracy": 0.3}}, "parallel": {"metrics": {}}}
-    got = eval_results([{"label": "base-q8_0", "suites": suites}, {"label": "trained", "suites": suites}])
+    got = eval_results([{"label": "tiny-agent, Q8_0 GGUF", "suites": suites}])
     assert [(r.dataset_config, r.metric_value, r.metric_name) for r in got] == [
-        ("simple_python", 30.0, "AST accuracy, trained")]
+        ("simple_python", 30.0, "AST accuracy, tiny-agent, Q8_0 GGUF")]
+
+
+# ------------------------------------------------------------------ results of another model (issue 80)
+
+def eval_result(spec: str, digest: str | None, accuracy: float = 0.5) -> dict:
+    return {"format": "nanoagent-eval", "version": 1, "kind": "toolcall", "label": "x",
+            "model": {"spec": spec, "backend": "llama-cpp-python (x-Q8_0.gguf)", "weights_sha256": digest},
+            "settings": {}, "suites": {"simple_python": {"metrics": {"n": 10, "accuracy": accuracy,
+                                                                     "valid_rate": 1.0}}}}
+
+
+def test_evals_of_another_model_are_refused_naming_both(run_dir, tmp_path):
+    """Issue 80: the card took another model's eval files without a word."""
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(eval_result("runs/other/model", "ab" * 32)))
+    with pytest.raises(ExportError) as err:
+        release(_cfg(run_dir, tmp_path, dry_run=True, evals=[str(other)]), say=lambda m: None)
+    message = str(err.value)
+    assert "runs/other/model" in message and "abababababab" in message and str(run_dir / "model") in message
+    assert not (tmp_path / "rel").exists()  # refused before any work
+    assert main(["--model", str(run_dir), "--repo-id", "me/tiny-agent", "--out", str(tmp_path / "rel"),
+                 "--no-check", "--dry-run", "--evals", str(other)]) == 2
+
+
+def test_an_eval_of_the_export_is_of_the_same_model(run_dir, tmp_path):
+    """The digest travels: the GGUF export and the release's bfloat16 weights name the run's weights, so an eval
+    of either is accepted, and an eval file in the run folder of another model is refused too."""
+    from nanoagent.weights_digest import folder_digest, weights_digest
+
+    release(_cfg(run_dir, tmp_path, dry_run=True), say=lambda m: None)
+    folder, digest = tmp_path / "rel", folder_digest(run_dir / "model")
+    assert weights_digest(folder / "tiny-agent-Q8_0.gguf") == digest == weights_digest(folder)
+    assert json.loads((folder / "release.json").read_text())["weights_sha256"] == digest
+    ours = tmp_path / "ours.json"
+    ours.write_text(json.dumps(eval_result(str(folder / "tiny-agent-Q8_0.gguf"), digest, 0.625)))
+    release(_cfg(run_dir, tmp_path, dry_run=True, evals=[str(ours)]), say=lambda m: None)
+    card = (folder / "README.md").read_text()
+    assert "tiny-agent, Q8_0 GGUF" in card and "62.5" in card and str(tmp_path) not in card.split("## Usage")[0]
+
+    from nanoagent.testing import save_tiny_model
+
+    run = tmp_path / "run2"
+    save_tiny_model(run / "model")
+    (run / "summary.json").write_text("{}")
+    (run / "eval").mkdir()
+    (run / "eval" / "base.json").write_text(json.dumps(eval_result("embedded", "cd" * 32)))
+    with pytest.raises(ExportError, match="the run folder's .*base.json.*'embedded'"):
+        release(_cfg(run, tmp_path, dry_run=True), say=lambda m: None)
+
+
+def test_an_eval_run_records_the_digest_of_its_weights(run_dir):
+    from eval.results import new_run
+    from nanoagent.weights_digest import folder_digest
+
+    run = new_run("toolcall", str(run_dir), "MLX in-process", {})
+    assert run["model"]["weights_sha256"] == folder_digest(run_dir / "model")
+    assert new_run("toolcall", "http://127.0.0.1:9/v1", "endpoint", {})["model"]["weights_sha256"] is None
+
+
+def test_the_loss_plot_is_drawn_when_the_run_has_none(tmp_path):
+    from nanoagent.testing import save_tiny_model
+
+    run = tmp_path / "run"
+    save_tiny_model(run / "model")
+    rows = [{"kind": "train", "step": i, "loss": 2.0 / i} for i in range(1, 6)] + [
+        {"kind": "valid", "step": 5, "val_loss": 0.9}]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    release(_cfg(run, tmp_path, dry_run=True), say=lambda m: None)
+    card = (tmp_path / "rel" / "README.md").read_text()
+    assert (tmp_path / "rel" / "training" / "loss.png").read_bytes().startswith(b"\x89PNG")
+    assert "![training and validation loss](training/loss.png)" in card

@@ -15,7 +15,7 @@ import pytest
 from mlx_lm import load as mlx_load
 
 from nanoagent.agent.backends import mlx_backend
-from nanoagent.agent.backends.common import TextStream, open_call_start
+from nanoagent.agent.backends.common import TextStream, copy_start, open_call_start
 from nanoagent.agent.backends.mlx_backend import MLXBackend
 from nanoagent.agent.backends.repeat_stop import RepeatStop
 from nanoagent.testing import save_tiny_model
@@ -72,10 +72,16 @@ def test_a_token_across_the_boundary_stops_the_reply_with_the_copy_kept(tiny):
     assert stop.cut(ids[:5]) is None
 
 
-def test_stream_holds_an_open_call_until_it_closes(tiny):
+def test_stream_holds_a_call_only_while_it_may_be_a_copy(tiny):
+    """The server streams tool calls as they are written: only a call that may still turn out a copy of an earlier
+    one (its text so far starts an earlier call) is held, with the whitespace before it."""
     _, tok = tiny
     assert open_call_start("text <tool_call>\n{") == 5 and open_call_start("text <too") == 5
     assert open_call_start(A) == len(A) and open_call_start("a < b") == len("a < b")
+    assert copy_start("x <tool_call>\n{") == len("x <tool_call>\n{")  # a first call: nothing to copy
+    assert copy_start(A + "\n" + A[:20]) == len(A) + 1 and copy_start(A + "\n" + B[:40]) == len(A) + 1
+    differs = A + "\n" + B[:B.index("pwd") + 1]  # B's text parts from A's: it can't be a copy of A
+    assert copy_start(differs) == len(differs)
     ids = tok.encode(FIRST + "\n" + A, add_special_tokens=False)
     pieces = []
     stream = TextStream(tok, [], pieces.append, hold_calls=True)
@@ -83,7 +89,8 @@ def test_stream_holds_an_open_call_until_it_closes(tiny):
     for n in range(1, len(ids) + 1):
         stream.push(ids[:n])
         seen.append("".join(pieces))
-    assert all(s.count("<tool_call>") == s.count("</tool_call>") for s in seen)  # never half a call
+    assert any(s.count("<tool_call>") > s.count("</tool_call>") for s in seen)  # calls stream as written
+    assert all(s.count("<tool_call>") < 3 or s.endswith(A) for s in seen)  # the copy of A: whole, once closed
     stream.push(ids, final=True)
     assert "".join(pieces) == FIRST + "\n" + A
 

@@ -69,9 +69,10 @@ def test_required_tool_call_is_valid(client, choice):
 def test_streamed_tool_call(client):
     chunks = list(client.chat.completions.create(model="tiny", messages=ASK, tools=TOOLS, tool_choice="required",
                                                  max_tokens=150, stream=True))
-    calls = [tc for ch in chunks for tc in (ch.choices[0].delta.tool_calls or [])]
-    assert calls and calls[0].function.name == "set_unit"
-    assert json.loads(calls[0].function.arguments)["unit"] in ("c", "f")
+    deltas = [tc for ch in chunks for tc in (ch.choices[0].delta.tool_calls or [])]
+    assert deltas and deltas[0].function.name == "set_unit" and deltas[0].id  # the first delta names the call
+    arguments = "".join(d.function.arguments or "" for d in deltas if d.index == 0)  # then its arguments in pieces
+    assert json.loads(arguments)["unit"] in ("c", "f")
     assert chunks[-1].choices[0].finish_reason in ("tool_calls", "length")
 
 

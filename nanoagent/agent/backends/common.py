@@ -62,10 +62,12 @@ class TextStream:
     """Calls `on_text(piece)` at every push with the text the completion ids add since the last push: "" when
     they add none yet, so a caller can stop the reply at any token by raising (a server whose client hung up).
     Nothing happens when on_text is None. The text is decoded whole each time and only a stable prefix is sent: a
-    piece ending in half a UTF-8 character (decoded as U+FFFD) waits for the next token. With `hold_calls` a tool
-    call still open (from its opening tag, or the start of one) and trailing whitespace wait until the call closes
-    or text follows, so a backend that cuts a reply at a repeated call (repeat_stop.py) never streams the copy;
-    `push(ids, final=True)` at the end sends whatever is left."""
+    piece ending in half a UTF-8 character (decoded as U+FFFD) waits for the next token. With `hold_calls` an open
+    tool call that may still become a copy of an earlier call of the reply (its text so far is the start of one,
+    or of an opening tag) waits, with the whitespace before it, until it closes or differs; so a backend that cuts
+    a reply at a repeated call (repeat_stop.py) never streams the copy, and every other call streams as it is
+    written (a copy written another way, its keys in another order, streams before the cut; under a grammar a call
+    is written one way only). `push(ids, final=True)` at the end sends whatever is left."""
 
     def __init__(self, tokenizer, stop_ids, on_text=None, hold_calls: bool = False):
         self.tokenizer, self.stop_ids, self.on_text, self.sent = tokenizer, stop_ids, on_text, 0
@@ -77,7 +79,7 @@ class TextStream:
         text, new = decode(self.tokenizer, ids, self.stop_ids), ""
         if final or not text.endswith("\ufffd"):
             if self.hold_calls and not final:  # trailing whitespace too: a cut call takes the space before it along
-                text = text[:open_call_start(text)].rstrip()
+                text = text[:copy_start(text)].rstrip()
             if len(text) > self.sent:
                 new, self.sent = text[self.sent:], len(text)
         self.on_text(new)
@@ -93,6 +95,21 @@ def open_call_start(text: str) -> int:
         if OPEN.startswith(text[-n:]):
             return len(text) - n
     return len(text)
+
+
+def copy_start(text: str) -> int:
+    """Where an open tool call begins that may still turn out a copy of an earlier closed call of `text` (its text
+    so far starts one of theirs), or a trailing start of an opening tag; len(text) when there is none."""
+    start = open_call_start(text)
+    partial = text[start:]
+    if not partial.startswith(OPEN):
+        return start  # a trailing start of a tag (or nothing)
+    earlier, pos = [], 0
+    while (begin := text.find(OPEN, pos)) >= 0 and begin < start:
+        end = text.find(CLOSE, begin) + len(CLOSE)
+        earlier.append(text[begin:end])
+        pos = end
+    return start if any(call.startswith(partial) for call in earlier) else len(text)
 
 
 def conversations_with_tools(conversations, tools) -> list[tuple[list[dict], list[dict]]]:
