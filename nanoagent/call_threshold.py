@@ -57,7 +57,7 @@ MIN_CALLS_KEPT = 0.9  # the share of validation calls a chosen threshold must ke
 # model's own majority belief. Validation prompts put the best balanced accuracy higher (0.705 for b33), and there
 # BFCL's calling suites lost 3.6-7.5 points (simple_python 45.8 -> 42.2, multiple 46.5 -> 39.0); at 0.5, over ten
 # runs of the default recipe, they lost 0.05-1.7 on average while irrelevance gained 10.5 (python -m
-# eval.thresholds; eval/results/thresholds/ten_runs.json). Until session 44 there was no cap.
+# eval.thresholds; eval/results/thresholds/ten_runs.json).
 MAX_THRESHOLD = 0.5
 
 

@@ -195,8 +195,8 @@ def test_a_plain_rate_is_called_as_the_fraction_the_user_says_in_percent():
 
 
 def test_a_unit_follows_the_values_it_measures():
-    """"a radius of 4 inches" -> radius 4, unit "inches" (BFCL states a geometry unit so; the library said "with unit
-    in" until session 43): the unit is said after each measured value, once per request, or in its own phrase when
+    """"a radius of 4 inches" -> radius 4, unit "inches" (BFCL states a geometry unit so, not "with
+    unit in"): the unit is said after each measured value, once per request, or in its own phrase when
     no measured value is said."""
     from data_recipes.synthetic import phrasing as T
     tools = [t for t in catalogue() if any(p.measures for p, _ in t.params)]
@@ -230,8 +230,8 @@ def test_a_unit_must_name_arguments_of_its_function():
 
 def test_lookups_offer_optional_flags_said_as_people_say_them():
     """BFCL's simple_python tools offer an optional boolean on 38 of 400 functions ("including human impact",
-    "with details"), and the default model left out 16 of the 21 its requests state; the library's lookups offered
-    one on 1 function until session 43. A flag the request states is in the call, and its phrase is in the request."""
+    "with details"), and the default model left out 16 of the 21 its requests state, trained on lookups that offered
+    one on 1 function. A flag the request states is in the call, and its phrase is in the request."""
     from data_recipes.synthetic import phrasing as T
     lookups = [fn for fn in functions() if fn.compute is None]
     flagged = [fn for fn in lookups if re.search(r"(?:^|;)\s*\?[a-z_]+:b\b", fn.params)]

@@ -117,40 +117,8 @@ def test_same_bytes_across_processes_with_different_hash_seeds():
     assert len(digests) == 1
 
 
-# The generator's bytes for a fixed seed and the catalogue's tool specs. A refactor must keep them; a change to the
-# data that is meant updates them in the same commit and says so there (last: object arguments whose keys the
-# request chooses, data_recipes/synthetic/objects.py: 40 more tools, 93 of 2,227 take an object; then session 32:
-# optional arguments asked for half the time, seven more rates called as fractions, years never typed grouped;
-# session 33: the compound-interest function's fraction rate renamed annual_rate -> interest_rate; no_tool 0.30;
-# session 39: search_handymans -> search_handymen, the catalogue's specs only; session 40: numbers written with every
-# digit (number_text), half the clarify rows bare (kinds.bare), label suffixes no longer units (library.words_of:
-# side_a was "Side in amperes."), place types "of type pharmacy", not "pharmacys"; session 41: requests fill their
-# ask's placeholder ("the factorial of 5", not "of a number of 5"; "look up the claim CLM-1", not "claim claim
-# CLM-1": phrasing.merged), two lists in one request in brackets and of one length, 1.5e+26 for a mass; and the
-# catalogue: light_years is "Light years.", not "Light in years."; and 35% of drawn numbers stated round, "$5000"
-# (values.stated_round, train/results/quality-cpu-round-seed2/); session 42: 35% of a function's requests whose
-# phrases read in any order state the arguments out of schema order (phrasing.clause), SI symbols in their case
-# ("121 N", not "121 n") and 30% of symbols typed against the number ("300K", library.GLUED); expected-value
-# probabilities that sum to 1, one credit count per GPA grade, sorted lists for merge_sorted_lists; functions with a
-# fractional rate drawn 4x as often (kinds.RATE_WEIGHT); "of" phrases stay in place, K never typed against the number;
-# session 43: arrays of enum options (params.choices, library `le`: "with a pool and gym" -> ["Pool", "Gym"]) on 8
-# everyday tools, one new (search_parks), and 6 functions (get_planet_info's fields list among them), drawn 6x as
-# often (kinds.CHOICES_WEIGHT); a geometry function's unit said after the values it measures ("a radius of 4
-# inches", library kind `u`; 18 functions, "with unit in" before); 14 lookups with an optional flag ("including
-# the fees", "with details"); search_parks returns park names (it returned "Blue Door Cafe"); after a review: plural
-# verbs after plural nouns ("parks that have"), dietary options not said like a cuisine, recipe allergens dropped
-# (they contradicted the ingredients), "Park facilities" (its clarify question read "What facilities the park...");
-# session 45: agreement fixed on user messages (grammar.tidy: "for 1 passenger", "an 85 m bar", "an electric car",
-# "a 13-year-old dog"), "I need ..." asks never put in a "Can you please" wrapper, diets said "for a keto diet";
-# dates said as people write them in 60% of requests ("April 25th 2025", values.DATE_P_ALT; 15% before); after a
-# review: map keys count as said values in grammar's guard, names keep their 1 ("Formula 1 drivers"), "May 3, 2025"
-# (not "May. 3"), "with a limit of 805 days" (it read "a 805 days-day limit"); session 46: command_tool rows draw
-# 60% of their commands from templates (commands.TEMPLATES; some joined by `&&`), and runners may offer a time unit;
-# parallel rows may list two arguments at once, as a 2 x 2 grid or "respectively" (kinds.two_lists); half the
-# dispatchers whose domain allows it label their actions with plain verbs (broad.VERB_LABELS) under action, type,
-# operation or op; 35% of call rows offer 1-3 generic optional settings on their called tools, stated in half the
-# one-call rows among them that end with the call (settings.py); after a review: grids cross an entity with a value
-# (not two numbers that belong together), "respectively" follows its list, grep words quoted, versions per package.
+# The bytes of generate(300, seed=0) and of the catalogue's tool specs: a refactor must keep both digests; a change
+# to the data that is meant updates them in the same commit (the failing assertion prints the new digest).
 SAMPLE_SHA256 = "b8f9d27a951ff11eb50c353a3f609b8523edd557b8776535646003842d97b3f9"  # generate(300, seed=0)
 CATALOGUE_SHA256 = "571b03be2680e940cb3c346eb08d2ee5d4a655674a51f5ddfa1cf68010848897"
 
@@ -706,9 +674,9 @@ def test_numbers_are_often_stated_round_and_copied_with_every_zero():
 
 def test_requests_fill_the_ask_instead_of_repeating_it():
     """A function's ask names a placeholder its first phrase fills ("the factorial of a number" + "of 5"): the request
-    says "the factorial of 5". Until session 41 it said "of a number of 5", "roll some dice 3 dice", "is a number
-    prime is 80000 prime", "10.9 hours overtime hours", wrote a planet's mass in 27 digits and two lists side by side
-    with no boundary ("50, 14 and 50 and 6, 13 and 39")."""
+    says "the factorial of 5", not "of a number of 5", "roll some dice 3 dice", "is a number prime is 80000 prime"
+    or "10.9 hours overtime hours"; a planet's mass is not written in 27 digits, and two lists side by side have a
+    boundary (not "50, 14 and 50 and 6, 13 and 39")."""
     from data_recipes.synthetic.phrasing import merged
     assert merged("find the factorial of a number", "of 5") == ("find the factorial", "of 5")
     assert merged("compute the correlation between two lists", "between [1, 2] and [3, 4]")[0] == "compute the correlation"
@@ -807,7 +775,7 @@ def test_function_requests_state_arguments_in_any_order_and_calls_keep_schema_or
 
 
 def test_unit_symbols_are_cased_and_sometimes_typed_against_the_number():
-    """"121 N" and "1454 J", not "121 n" and "1454 j" (until session 42); about 30% of symbols are typed against the
+    """"121 N" and "1454 J", not "121 n" and "1454 j"; about 30% of symbols are typed against the
     number ("300K", "5kg"), as BFCL's requests do, and the call carries the number alone."""
     said = " ".join(m["content"] for r in generate(3000, seed=6) if r["meta"]["kind"] == "single"
                     for m in r["messages"] if m["role"] == "user"
@@ -821,7 +789,7 @@ def test_unit_symbols_are_cased_and_sometimes_typed_against_the_number():
 
 def test_function_arguments_are_consistent_with_what_the_function_means():
     """Probabilities of an expected value sum to 1, a GPA has one credit count per grade, and merge_sorted_lists is
-    given sorted lists (until session 42 none of these held)."""
+    given sorted lists."""
     import random
     from data_recipes.synthetic.library import library_tools
     rng = random.Random(8)
@@ -888,7 +856,7 @@ def _choice_arguments(records):
 
 def test_array_of_enum_arguments_pick_stated_options_in_the_enums_spelling():
     """BFCL's "amenities": ["Patio"]: one to three options the request names, each an enum member, said in plain
-    words (mostly lower case) and carried in the enum's spelling (none until session 43; 5 of 69 such items right)."""
+    words (mostly lower case) and carried in the enum's spelling (a model trained on none got 5 of 69 right)."""
     found = _choice_arguments(generate(3000, seed=11))
     assert len(found) > 40
     sizes = collections.Counter(len(v) for _, _, v, _ in found)
@@ -924,7 +892,7 @@ def test_tools_with_an_array_of_enum_parameter_are_drawn_more_often(monkeypatch)
 
 def test_dates_are_mostly_said_as_people_write_them_and_called_in_iso():
     """A date the call carries as 2025-04-25 is said "April 25th 2025", "25 April 2025", "Apr. 25, 2025" ... in
-    about 60% of the requests that say it (values.DATE_P_ALT; 15% until session 45, and never a full month before an
+    about 60% of the requests that say it (values.DATE_P_ALT; a full month may come before an
     ordinal day), the rest as the ISO date; each form names the call's year, month and day."""
     from data_recipes.synthetic.values import MONTHS, ordinal
     iso = re.compile(r"^(\d{4})-(\d\d)-(\d\d)$")

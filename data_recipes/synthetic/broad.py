@@ -38,7 +38,7 @@ DISPATCH_DESCRIPTIONS = [
     "One endpoint for {hp}. Supported actions: {actions}.",
     "Performs an operation on {hp} ({actions}) chosen by `{key}`.",
 ]
-# Verb-labelled dispatchers (since session 46): the enum holds plain verbs and its parameter may be called `type` or
+# Verb-labelled dispatchers: the enum holds plain verbs and its parameter may be called `type` or
 # `operation`, as in BFCL live_simple's `todo(type="delete", content=...)`: the request says "remove" or "add" and
 # the call picks the matching label. Four seed-2 models (choices, flags, round, rates) never gave such a required
 # enum on live_simple's 10 todo items (9 calls left it out, 1 item got no call). A tool's verb -> the labels it may

@@ -131,7 +131,7 @@ COMMANDS = {
     ],
 }
 
-# Templated commands (since session 46): the same shapes with other programs, sites, drives, files and numbers, so
+# Templated commands: the same shapes with other programs, sites, drives, files and numbers, so
 # that a model learns to copy a command whole rather than a list of 88. The choices-seed2 model cut flagged
 # commands to their first word on BFCL live_simple ("shutdown /s /t 0" -> "shutdown", "start https://..." ->
 # "start" and the rest in an optional `unit`). shell -> (purpose, command forms); the fields come from SLOTS.

@@ -33,7 +33,7 @@ BUILDERS = {**BUILDERS, "coding": coding, "broad_tool": broad_tool, "command_too
 # broad_tool: live_simple +6.2 (+1.9 to +10.5) at 0.10 in a CPU A/B, irrelevance and parallel unchanged
 # (train/results/parallel-ab/README.md); it takes its share from the other single-call kinds.
 # command_tool: 0.03 from single and distractor, for BFCL live_simple's command-runner requests (commands.py).
-# The weights are relative (they sum to 1.1). no_tool 0.30 since session 33, 27% of generated rows and 23% of the
+# The weights are relative (they sum to 1.1). no_tool 0.30 gives 27% of generated rows and 23% of the
 # built training rows (near-duplicate refusals are dropped): against 0.20, BFCL irrelevance +12.9 (+8.3 to +17.5),
 # multiple +4.0, parallel -4.5 (-10.5 to +1.5); 0.40 cost the calling suites 7-10 points
 # (train/results/notool-gpu/README.md).
@@ -67,9 +67,9 @@ def example(i: int, seed: int, kinds: dict[str, float], prose_schema: float = 0.
     names = [k for k, w in kinds.items() if w > 0]
     kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
     record, info = BUILDERS[kind](rng)
-    tidy_record(record)  # "for 1 passenger", "an 85 m bar" (grammar.py; since session 45)
+    tidy_record(record)  # "for 1 passenger", "an 85 m bar" (grammar.py)
     share = P_SETTINGS if settings is None else settings
-    if share > 0:  # since session 46
+    if share > 0:
         with_settings(record, kind, random.Random(f"{seed}:{i}:settings"), share,
                       P_STATED if settings_stated is None else settings_stated)
     if prose_schema > 0:

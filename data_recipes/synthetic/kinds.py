@@ -176,7 +176,7 @@ def normalisable() -> frozenset[str]:
 
 
 # Tools whose call carries a rate as a fraction ("at 5%" -> "interest_rate": 0.05) are drawn RATE_WEIGHT times as
-# often as others: 5.8% of synthetic rows call one (generate(5000, seed=3)). At weight 1 (until session 42) 1.8% did,
+# often as others: 5.8% of synthetic rows call one (generate(5000, seed=3)). At weight 1, 1.8% did,
 # a run read about 15, and the default model wrote 5 for 0.05 on 16-30 of the 54 fractional rates in BFCL's calling
 # suites, right on 6-22 (five runs; train/results/quality-cpu-order-seed2/rates.py).
 RATE_WEIGHT = 4
@@ -335,7 +335,7 @@ def same_tool_calls(tool: Tool, k: int, rng: random.Random, style: str | None = 
     return pairs, T.cap(text) + rng.choice([".", "", "?"] if not text.endswith("please") else ["."]), "same"
 
 
-# Two arguments listed at once (since session 46). BFCL parallel asks 11 of its 200 items as a grid, every value of
+# Two arguments listed at once. BFCL parallel asks 11 of its 200 items as a grid, every value of
 # one argument with every value of another ("the Lakers and the Bulls in 2018 and 2020": 4 calls), which no row
 # here did; the flags-seed2 model got none of them, making 1 or 2 calls on 10. P_GRID: the share of 4-call same-tool
 # requests written as a 2 x 2 grid; P_RESPECTIVELY: of 2-3 call ones, the two lists paired in order ("for Lyon and

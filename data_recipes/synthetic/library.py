@@ -76,7 +76,7 @@ UNITS = {"kg": "kilograms", "g": "grams", "m": "metres", "cm": "centimetres", "m
 SHORT_UNITS = {"percent": "%", "deg": "°", "c": "°C", "usd": "USD", "m2": "m²", "m3": "m³", "mps": "m/s",
                "kmh": "km/h", "hours": "hours", "days": "days", "years": "years", "months": "months",
                "min": "minutes",
-               # SI symbols in their case (until session 42 "121 n", "1454 j", "300 k")
+               # SI symbols in their case: "121 N", "1454 J", "300 K", not "121 n"
                "k": "K", "n": "N", "j": "J", "w": "W", "v": "V", "a": "A", "hz": "Hz", "pa": "Pa", "l": "L",
                "ml": "mL", "kwh": "kWh", "mb": "MB", "gb": "GB", "mbps": "Mbps"}
 # Symbols people also type against the number ("300K", "5kg", "440Hz", "0.01m²"): BFCL's calling suites do so about
@@ -100,14 +100,14 @@ LABEL_UNITS = {"a": ("current",), "c": ("temperature",)}
 def words_of(name: str) -> tuple[str, str | None]:
     """('initial velocity', 'mps') for initial_velocity_mps; the unit is None when the name has none.
 
-    "side_a" is side A, not a side in amperes, and coverage_m2_per_l is not "in litres" (until session 40, 36 tools
-    described such parameters as "Word in amperes." and wrote their values as "6.2 a")."""
+    "side_a" is side A, not a side in amperes, and coverage_m2_per_l is not "in litres" (reading the last word as
+    a unit described such parameters of 36 tools as "Word in amperes." and wrote their values as "6.2 a")."""
     parts = name.split("_")
     unit = parts[-1] if len(parts) > 1 and parts[-1] in UNITS else None
     if unit in LABEL_UNITS and not any(w.startswith(LABEL_UNITS[unit]) for w in parts[:-1]):  # final_temperature_c
         unit = None
     if unit is not None and (len(parts) > 2 and parts[-2] == "per" or parts[-2:] == ["light", "years"]):
-        unit = None  # coverage_m2_per_l; light_years is a distance (until session 41 "Light in years.")
+        unit = None  # coverage_m2_per_l; light_years is a distance ("Light years.", not "Light in years.")
     if unit is None:
         return " ".join(parts), None
     return " ".join(parts[:-1]), unit
@@ -156,7 +156,7 @@ def _sampler(kind: str, args: list[str], unit: str | None, where: str,
             pool = P.POOLS[args[0]]
             return {"type": "string"}, lambda r: P.surface(args[0], V.pick(r, pool))
         if kind in ("li", "ln"):
-            ordered = args[-1:] == ["sorted"]  # merge_sorted_lists is given sorted lists (until session 42 not)
+            ordered = args[-1:] == ["sorted"]  # merge_sorted_lists is given sorted lists
             args = args[:-1] if ordered else args
             lo, hi = float(args[0]), float(args[1])
             digits = 0 if kind == "li" else int(args[2]) if len(args) > 2 else 1
@@ -196,8 +196,8 @@ def _rate(percent: float, digits: int) -> Value:
 
 
 def _distribution(rng, k: int) -> Value:
-    """k probabilities of two decimals, each at least 0.05, that sum to 1: 0.35, 0.2 and 0.45 (until session 42
-    calculate_expected_value drew each from 0.05-0.5 on its own, and its probabilities summed to anything)."""
+    """k probabilities of two decimals, each at least 0.05, that sum to 1: 0.35, 0.2 and 0.45 (drawn each from
+    0.05-0.5 on its own, calculate_expected_value's probabilities would sum to anything)."""
     cuts = sorted(rng.sample(range(1, 20), k - 1))  # in twentieths, then some moved by a hundredth or more
     parts = [b - a for a, b in zip([0, *cuts], [*cuts, 20])]
     hundredths = [5 * p for p in parts]
@@ -216,7 +216,7 @@ def _listed(items: list[Value]) -> Value:
 
 def _bracketed(sample: Callable) -> Callable:
     """A list sampler that writes its list in brackets where the list has a bracket form: beside another list,
-    "50, 14 and 50 and 6, 13 and 39" has no boundary a reader can find (the plain form until session 41)."""
+    the plain form ("50, 14 and 50 and 6, 13 and 39") has no boundary a reader can find."""
     def draw(rng):
         v = sample(rng)
         text = next((t for t in (v.text, *v.alt) if t.startswith("[")), v.text)
@@ -250,7 +250,7 @@ UNIT_ABBREVIATIONS = {"mm", "mol", "kg", "g", "m", "cm", "km", "mg", "ml", "l", 
 
 def _unit_in_phrase(phrase: str, unit: str | None) -> bool:
     """Whether a custom phrase writes the unit itself after the value: right after it ("with {} mm of rain", "{} µC")
-    or further on ("for {} overtime hours"; until session 41 that read "for 10.9 hours overtime hours")."""
+    or further on ("for {} overtime hours", which must not read "for 10.9 hours overtime hours")."""
     after = phrase.split("{}", 1)[1] if "{}" in phrase else ""
     if not after.startswith(" ") or not after.strip():
         return False
@@ -265,8 +265,8 @@ def parse_params(fn: Fn, style: str) -> tuple[tuple[tuple[Param, bool], ...], di
     out, names = [], {}
     tokens = [t.strip() for t in fn.params.split(";") if t.strip()]
     number_lists = [t for t in tokens if t.partition("@")[0].split(":")[1:2] in (["li"], ["ln"], ["lp"], ["ls"])]
-    # x and y of a regression, values and weights, grades and credits: one length for all of a function's lists
-    # (until session 41 each drew its own, and the correlation of 6 values with 7 was asked for; until 42 for strings)
+    # x and y of a regression, values and weights, grades and credits: one length for all of a function's lists,
+    # string lists included (each drawing its own, a request asked for the correlation of 6 values with 7)
     length = 3 + zlib.crc32(fn.name.encode()) % 5 if len(number_lists) > 1 else None
     for token in tokens:
         where = f"{fn.domain}/{fn.name} parameter {token!r}"

@@ -247,8 +247,8 @@ PARAMS = table([
     enum("cuisine", "Cuisine", ["italian", "japanese", "mexican", "indian", "thai", "french", "vegan", "korean"],
          ["{}", "serving {} food"]),
     enum("diet", "Dietary restriction", ["vegetarian", "vegan", "gluten_free", "keto", "dairy_free"],
-         ["{}", "for a {} diet"]),  # "that are {}" until session 45: "a meal plan that are keto"
-    # arrays of enum options the user picks one to three of, spelled as real APIs spell them (until session 43 none)
+         ["{}", "for a {} diet"]),  # not "that are {}": "a meal plan that are keto"
+    # arrays of enum options the user picks one to three of, spelled as real APIs spell them
     choices("amenities", "Amenities the hotel must have", ["Free Wi-Fi", "Pool", "Gym", "Spa", "Free Parking",
                                                           "Pet-friendly", "Breakfast Included", "Airport Shuttle"],
             ["with {}", "that have {}"]),

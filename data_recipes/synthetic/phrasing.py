@@ -138,7 +138,7 @@ def merged(act: str, first: str, fn: bool = True) -> tuple[str, str]:
     factorial of a number" + "of 5" -> "find the factorial" + "of 5", and so for "between two lists" and "from a
     list"; a vector or matrix keeps its noun ("the length of the vector [1, 2]"); "roll some dice" + "3 dice" ->
     "roll" + "3 dice"; "check whether a year is a leap year" + "whether 2024 is a leap year" -> "check" + the phrase.
-    Until session 41 requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a
+    Without this merge requests read "the factorial of a number of 5", "roll some dice 3 dice" and "check whether a
     number is prime is 80000 prime". For any tool, an ask whose last word opens the phrase gives it up ("look up the
     insurance claim" + "claim CLM-39679"; `fn` False applies only this)."""
     head, _, last = act.rpartition(" ")
@@ -159,7 +159,7 @@ def merged(act: str, first: str, fn: bool = True) -> tuple[str, str]:
     return act, first
 
 
-P_FN_REORDER = 0.35  # the share of a function's requests that state its arguments out of schema order (session 42)
+P_FN_REORDER = 0.35  # the share of a function's requests that state its arguments out of schema order
 # a phrase opening with one of these reads only after the one before it, or belongs to the ask's noun ("the
 # momentum of a 1593.7 kg object moving at 7 m/s", not "the momentum moving at 7 m/s of a 1593.7 kg object")
 _BOUND_WORDS = {"and", "plus", "whether", "of"}
@@ -176,7 +176,7 @@ def clause(tool, args: dict, values: dict, rng: random.Random, normalise: bool =
     """The request for one call without a politeness wrapper: 'find hotels in Paris checking in ...'.
 
     A function's request states its arguments in schema order, the order of its call, unless it is one of the
-    P_FN_REORDER that slot_phrases shuffles. Until session 42 it always did, and four runs of the default recipe
+    P_FN_REORDER that slot_phrases shuffles. Trained on schema order alone, four runs of the default recipe
     got 45-49% of simple_python's items with two or more values located in the request right where it names them in
     the schema's order, 14-24% where it does not ("predict the house price in San Francisco based on an area of
     2500": `location` left out; train/results/quality-cpu-order-seed2/)."""
@@ -197,7 +197,7 @@ def wrap(x: str, rng: random.Random) -> str:
     """Put a clause in a politeness wrapper; the result starts with a capital letter."""
     if x.startswith(("I'm", "what's", "what is", "what are", "any ", "how much")):
         text = rng.choice(["{X}?", "{X}? Thanks.", "Hi, {x}?"]).format(x=x, X=cap(x))
-    elif x.startswith("I need "):  # not "Can you please I need the ..." (until session 45)
+    elif x.startswith("I need "):  # not "Can you please I need the ..."
         text = rng.choice(["{X}.", "{X}, please.", "Hi, {x}.", "{X}, thanks!", "Hey, {x}."]).format(x=x, X=cap(x))
     else:
         text = rng.choice(WRAPPERS).format(x=x, X=cap(x))

@@ -36,8 +36,8 @@ class Value:
         return self.text
 
 
-SCIENTIFIC = 1e16  # from here on a number is written 1.5e+26, as repr and JSON write it (until session 41 as an
-#                   integer's 27 digits, 149999999999999998557159424)
+SCIENTIFIC = 1e16  # from here on a number is written 1.5e+26, as repr and JSON write it (not as an integer's
+#                   27 digits, 149999999999999998557159424)
 
 
 def as_written(value: Any) -> Any:
@@ -97,7 +97,7 @@ def number_text(x: int | float) -> str:
     """How a user types a number: 39, 12.5, 0.000012 (no trailing .0; whole floats are written as integers), every
     digit of the value the call carries.
 
-    Until session 40 this was `f"{x:g}"`, six significant digits: 0.7% of generated rows asked for 46586.5 and called
+    Not `f"{x:g}"`, six significant digits: with it 0.7% of generated rows asked for 46586.5 and called
     with 46586.48, teaching the model to write digits the request does not have."""
     x = as_written(x)
     if isinstance(x, float) and abs(x) >= SCIENTIFIC:
@@ -105,7 +105,7 @@ def number_text(x: int | float) -> str:
     return format(Decimal(repr(x)), "f") if isinstance(x, float) else str(x)
 
 
-P_ROUND = 0.35  # the share of drawn numbers a user states round (session 41; 0 before)
+P_ROUND = 0.35  # the share of drawn numbers a user states round
 
 
 def stated_round(rng: random.Random, x: int | float, lo: float, hi: float) -> int | float:
@@ -300,9 +300,9 @@ def date_after(rng, iso: str, lo: int = 1, hi: int = 10) -> Value:
     return date_value(later.year, later.month, later.day)
 
 
-# The share of dates a request says as people write them ("April 25th 2023"), the call carrying the ISO form. Until
-# session 45 it was 15%, with no full month name before an ordinal day ("April 25th"); BFCL's calling suites say 62
-# answer dates that way far more often than as ISO, and runs wrote the day wrong from them ("April 25th" ->
+# The share of dates a request says as people write them ("April 25th 2023"), the call carrying the ISO form; a
+# full month name may come before an ordinal day ("April 25th"). BFCL's calling suites say 62 answer dates that way
+# far more often than as ISO, and at 15% without that form runs wrote the day wrong from them ("April 25th" ->
 # 2023-04-03, 2023-04-26, 2023-04-025: 10 of live_simple's first failures at choices-seed2).
 DATE_P_ALT = 0.6
 
@@ -356,8 +356,8 @@ def subset_of(options: list):
     """A sampler for an array of enum strings ("with a patio and live music" -> ["Patio", "Live Music"]): one to
     three distinct options, said in plain words; the call carries the enum's spelling in the order said.
 
-    `options`: values, or (value, how users say it) pairs. Until session 43 the build had no array-of-enum
-    parameter; BFCL's items with one were right 5 times in 69 (train/results/quality-cpu-order-seed2/), the calls
+    `options`: values, or (value, how users say it) pairs. Trained without any array-of-enum parameter, a
+    model got BFCL's items with one right 5 times in 69 (train/results/quality-cpu-order-seed2/), the calls
     listing every option of the enum or writing 'pet-friendly' for 'Pet-friendly'."""
     pairs = [o if isinstance(o, tuple) else (o, said_option(o)) for o in options]
     sizes = [n for n, _ in SUBSET_SIZES if n <= len(pairs)]
