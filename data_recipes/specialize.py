@@ -30,7 +30,7 @@ import jsonschema
 
 from data_recipes.synthetic.from_schema import SchemaToolError
 from data_recipes.synthetic.generate import generate
-from data_recipes.synthetic.specialist import SpecialistSource
+from data_recipes.synthetic.specialist import KINDS, NO_CALL_KINDS, SpecialistSource
 from nanoagent.config import HelpFormatter
 from nanoagent.provenance import code_digest
 from nanoagent.record import Record, RecordError, jsonl_lines
@@ -168,6 +168,15 @@ def example_request(rec: dict, rid: str) -> dict:
                        for c in calls]}
 
 
+def no_call_balance(source: SpecialistSource, example_calls: int, seed: int) -> list[dict]:
+    """Generated rows answered without a call, as many as keep the generator's no-call share (near misses and small
+    talk) once `example_calls` rows with calls (the examples' copies) join the mix: without them a model trained on
+    many call examples calls on every request."""
+    share = sum(KINDS[k] for k in NO_CALL_KINDS) / sum(KINDS.values())
+    balance = SpecialistSource(source.specs, system=source.system, kinds={k: KINDS[k] for k in NO_CALL_KINDS})
+    return [balance.row(i, seed + 2_000_003) for i in range(round(example_calls * share / (1 - share)))]
+
+
 # --- the build -------------------------------------------------------------------------------------------------
 def build(tools_path: str, out: str, examples_path: str | None = None, rows: int = 3000, valid_rows: int = 120,
           general_share: float = 0.15, heldout_share: float = 0.25, seed: int = 0, system: str | None = None,
@@ -200,6 +209,7 @@ def build(tools_path: str, out: str, examples_path: str | None = None, rows: int
                      "text: used as they are, not multiplied")
     n_general = round(rows * general_share)
     generated = [source.row(i, seed) for i in range(rows - n_general)]
+    generated += no_call_balance(source, sum(1 for r in from_examples if r["messages"][-1].get("tool_calls")), seed)
     valid = [source.row(i, seed + 1_000_003) for i in range(valid_rows)]
     # short rows of the general mix: a long one cannot share the tool list, and a batch of them would set the
     # memory (and the micro-batch) of every step

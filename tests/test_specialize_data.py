@@ -168,6 +168,10 @@ def test_examples_make_up_to_a_quarter_of_the_rows(tmp_path):
     stats = build(str(tools), str(tmp_path / "data"), str(ex), rows=1600, valid_rows=10, seed=1, say=lambda *_: None)
     share = stats["sources"]["examples"] / stats["outputs"]["train"]
     assert 0.12 < share <= 0.25 and stats["sources"]["examples"] > 6 * 24  # more than the minimum copies each
+    rows = [json.loads(x) for x in (tmp_path / "data" / "train.jsonl").read_text().splitlines()]
+    own = [r for r in rows if r["tools"] == TOOLS]  # the specialist's rows and the examples' copies
+    answered = sum(not any(m.get("tool_calls") for m in r["messages"]) for r in own) / len(own)
+    assert 0.18 < answered < 0.28  # the examples' calls are balanced by rows answered in text (about 0.22)
 
 
 def test_one_example_is_held_out_and_training_goes_on(tmp_path, capsys):

@@ -31,6 +31,7 @@ from data_recipes.synthetic.kinds import (ASK_FOR, ASK_FOR_ALL, ANSWER_ALL, aska
 
 KINDS = {"single": 0.42, "parallel": 0.10, "parallel_multiple": 0.08, "clarify": 0.08, "near_miss": 0.14,
          "no_tool": 0.08, "normalize": 0.10}
+NO_CALL_KINDS = ("near_miss", "no_tool")  # the kinds answered in text: about one row in five
 OPTIONAL_COUNTS = {0: 0.45, 1: 0.3, 2: 0.15, 3: 0.1}  # how many optional arguments a request states: people
 # name one or two settings at most, rarely every one the tool has
 OTHER_ACTIONS = ["delete", "rename", "export", "share", "duplicate", "archive", "undo", "print out", "compare",
