@@ -13,7 +13,7 @@ from mlx.utils import tree_flatten
 
 from nanoagent.record import Record
 from train.config import ConfigError, from_dict
-from train.data import MIN_PREFIX, epoch_plan, iterate_batches, make_batch, tokenize
+from train.data import MIN_PREFIX, epoch_plan, iterate_batches, make_batch, shared_first_turn_plan, tokenize
 from train.losses import sft_loss
 
 TOOLS = [{"type": "function", "function": {"name": f"tool_{i}", "description": f"Does thing number {i} well.",
@@ -44,7 +44,12 @@ def test_batches_group_records_by_their_first_turn(data):
     seen = sorted(i for b in plan for i in b)
     assert len(seen) == len(set(seen)) and len(seen) >= 12  # at most one record of a group left out per epoch
     mixed = [b for b in plan if len({i >= 10 for i in b}) > 1]
-    assert len(mixed) <= 1  # only the leftovers of the two groups may meet
+    assert not mixed  # a group's tail keeps to itself: long rows that share nothing never meet in a batch
+    for drop_last in (True, False):
+        plan4 = shared_first_turn_plan(data, 4, np.random.default_rng(1), data.turn_end, drop_last)
+        assert not [b for b in plan4 if len({i >= 10 for i in b}) > 1]
+        big = sorted(i for b in plan4 for i in b if i < 10)
+        assert len(big) == (8 if drop_last else 10)  # the group's tail: left out this epoch, or a shorter batch
     batch = make_batch(data, plan[0], 2, pack=False, max_length=4096, share_prefix=True)
     same_group = len({i >= 10 for i in plan[0]}) == 1
     assert (batch.prefix is not None) == same_group

@@ -316,17 +316,23 @@ def first_turn_key(ds: TokenDataset, i: int, end_id: int) -> bytes:
 def shared_first_turn_plan(ds: TokenDataset, batch_size: int, rng, end_id: int, drop_last: bool) -> list[list[int]]:
     """Batches of records that open with the same first turn (a specialist's system prompt and tool list), so each
     batch runs that turn once: records grouped by their first turn, sorted by length within a group (ties in random
-    order) so that a batch pads little, cut into batches of `batch_size` (a group's short tail joins the leftovers,
-    batched together), the batch order shuffled."""
+    order) so that a batch pads little, cut into batches of `batch_size`, the batch order shuffled. A group's short
+    tail is a batch of its own (left out this epoch with `drop_last`), never mixed with other records: a batch of
+    long rows that share nothing would run every row whole (the memory check counts a shared batch's own tokens).
+    Groups smaller than a batch are batched together, by length."""
     groups: dict[bytes, list[int]] = {}
     for i in rng.permutation(len(ds)).tolist():
         groups.setdefault(first_turn_key(ds, i, end_id), []).append(i)
     batches, rest = [], []
     for members in groups.values():
+        if len(members) < batch_size:  # too few to fill a batch: batched with the other small groups
+            rest += members
+            continue
         members.sort(key=lambda i: len(ds.ids[i]))  # stable: equal lengths keep the shuffled order
         full = len(members) - len(members) % batch_size
         batches += [members[k:k + batch_size] for k in range(0, full, batch_size)]
-        rest += members[full:]
+        if full < len(members) and not drop_last:  # the tail keeps its shared turn, in a shorter batch
+            batches.append(members[full:])
     rest.sort(key=lambda i: len(ds.ids[i]))
     batches += [rest[k:k + batch_size] for k in range(0, len(rest), batch_size)
                 if not drop_last or k + batch_size <= len(rest)]
