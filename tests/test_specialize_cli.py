@@ -65,6 +65,12 @@ def test_a_tool_list_too_long_says_its_size(tmp_path, tools, capsys, monkeypatch
     assert code == 2 and f"{specialize.MAX_TOOL_TOKENS + 1} tokens" in err and "split" in err
 
 
+def test_the_defaults_are_the_measured_configuration():
+    args = specialize.parser().parse_args(["--tools", "t.json", "--out", "o"])
+    # results/specialist/printfarm-signatures-examples-s0: 22.8 min for the whole command on a 2-core CPU
+    assert (args.prompt_format, args.steps, args.batch_size, args.prefix_grad) == ("signatures", 60, 8, False)
+
+
 def test_the_plan_follows_the_settings(tmp_path, tools):
     args = SimpleNamespace(tools=str(tools), examples=None, system=None, base="embedded", rows=100, seed=1,
                            steps=10, batch_size=4, learning_rate=1e-4, test=None, prefix_grad=True,
