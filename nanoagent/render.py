@@ -102,6 +102,10 @@ def tool_json(tool: dict, separators: tuple[str, str] | None = None) -> str:
     return json.dumps(tool.get("function", tool), ensure_ascii=False, separators=separators)
 
 
+def _choices(values: list) -> str:
+    return "|".join(json.dumps(v, ensure_ascii=False) for v in values)
+
+
 def tool_signature(tool: dict) -> str:
     """One tool as a signature line: `name(arg: type, optional?: type, choice: "a"|"b") - description`. A parameter
     shows its enum's values (as JSON), an array of enum items `list of "a"|"b"`, else its JSON-Schema type, else
@@ -112,10 +116,10 @@ def tool_signature(tool: dict) -> str:
     args = []
     for name, schema in props.items():
         if isinstance(schema, dict) and "enum" in schema:
-            kind = "|".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+            kind = _choices(schema["enum"])
         elif isinstance(schema, dict) and schema.get("type") == "array" and isinstance(schema.get("items"), dict) \
                 and "enum" in schema["items"]:
-            kind = "list of " + "|".join(json.dumps(v, ensure_ascii=False) for v in schema["items"]["enum"])
+            kind = "list of " + _choices(schema["items"]["enum"])
         elif isinstance(schema, dict) and isinstance(schema.get("type"), str):
             kind = schema["type"]
         else:

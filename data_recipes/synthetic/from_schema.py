@@ -77,7 +77,6 @@ NOUNS = ("anchor apron arch badge basket beacon bell bench blade board bolt bott
          "screen shelf shield sign sleeve slider socket spacer spindle spool spoon spring stand stamp stencil "
          "stool strap tag tile token tower tray tripod tube valve vase wedge wheel whistle widget "
          "window wrench").split()
-FILE_STEMS = NOUNS
 NOTES = ["check the seal", "looks fine", "needs a second look", "left side only", "urgent", "weekly routine",
          "after the update", "as discussed", "for the new client", "rush order", "second attempt", "keep it quiet",
          "low priority", "before the weekend", "use the spare", "same as last time"]
@@ -304,7 +303,7 @@ def _string_sampler(name_words: list[str], schema: dict, tool: str, name: str):
         ext = "." + (said[0] if said else random.Random(name).choice(["pdf", "csv", "txt", "png"]))
         def file_name(rng):
             tail = rng.choice(["", "", f"_{rng.choice(NOUNS)}", "_v2", "_final", f"_{rng.randint(1, 99):02d}"])
-            return rng.choice(FILE_STEMS) + tail + ext
+            return rng.choice(NOUNS) + tail + ext
         return V.verbatim(file_name)
     if cue & {"color", "colour"}:
         return V.text_from(COLORS)

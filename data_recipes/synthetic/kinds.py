@@ -62,8 +62,8 @@ def sample_args(tool: Tool, rng: random.Random, p_opt: float = 0.5, n_opt: int |
         chosen = [p for p, req in tool.params if req or rng.random() < p_opt]
     else:
         optional = [p for p, req in tool.params if not req]
-        picked = set(id(p) for p in rng.sample(optional, min(n_opt, len(optional))))
-        chosen = [p for p, req in tool.params if req or id(p) in picked]
+        picked = {p.name for p in rng.sample(optional, min(n_opt, len(optional)))}
+        chosen = [p for p, req in tool.params if req or p.name in picked]
     if tool.verb == "update" and tool.optional() and len(chosen) == len(tool.required()):  # must change something
         chosen.append(rng.choice(tool.optional()))
     names = {p.name for p in chosen}
